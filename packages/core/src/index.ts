@@ -1,0 +1,39 @@
+export {
+  DTYPE_SIZES,
+  type Dtype,
+  dtypeSize,
+  type IntegerDtype,
+  isIntegerDtype,
+  isStringDtype,
+  NUMERIC_DTYPES,
+  type NumericDtype,
+  parseDtype,
+  type StringDtype,
+} from './dtype.js';
+export { type ErrorCode, isTensorOpsError, TensorOpsError } from './errors.js';
+export {
+  bfloat16ToNumber,
+  float16ToNumber,
+  numberToBfloat16,
+  numberToFloat16,
+} from './float-bits.js';
+export {
+  type GatherOptions,
+  type GatherPlan,
+  gather,
+  planGather,
+  runGatherPlan,
+} from './gather.js';
+export { decodeIndices, type IndexContext, type OobMode, ZERO_FILL } from './indices.js';
+export {
+  checkShape,
+  formatPosition,
+  formatShape,
+  normalizeAxis,
+  type Shape,
+  shapeSize,
+  shapesEqual,
+  sizeBetween,
+  stridesOf,
+} from './shape.js';
+export { createTensor, type Tensor, tensorBytes, tensorFrom, tensorValues } from './tensor.js';

@@ -1,0 +1,120 @@
+import { type Dtype, dtypeSize } from './dtype.js';
+import { TensorOpsError } from './errors.js';
+import { numberToBfloat16, numberToFloat16 } from './float-bits.js';
+import { checkShape, formatShape, type Shape, shapeSize } from './shape.js';
+
+/**
+ * A tensor: dtype, shape and its elements as little-endian, C-order bytes.
+ * Holding bytes (not a typed array of values) is what keeps every op bit-exact for every dtype.
+ */
+export interface Tensor {
+  readonly dtype: Dtype;
+  readonly shape: Shape;
+  readonly data: Uint8Array;
+}
+
+/**
+ * Wraps bytes as a tensor after checking that their length is shape x item size.
+ * Without `data`, allocates zeroed storage.
+ */
+export function createTensor(dtype: Dtype, shape: Shape, data?: Uint8Array): Tensor {
+  checkShape(shape);
+  const nbytes = shapeSize(shape) * dtypeSize(dtype);
+  if (data === undefined) return { dtype, shape: [...shape], data: new Uint8Array(nbytes) };
+  if (data.byteLength !== nbytes) {
+    throw new TensorOpsError(
+      'E_SHAPE',
+      `tensor of dtype ${dtype} and shape ${formatShape(shape)} needs ${nbytes} bytes, got ${data.byteLength}`,
+    );
+  }
+  return { dtype, shape: [...shape], data };
+}
+
+/** Bytes of a tensor: shape x item size. */
+export function tensorBytes(t: Pick<Tensor, 'dtype' | 'shape'>): number {
+  return shapeSize(t.shape) * dtypeSize(t.dtype);
+}
+
+type Writer = (view: DataView, offset: number, value: number | bigint | boolean) => void;
+
+const num = (v: number | bigint | boolean): number => Number(v);
+const big = (v: number | bigint | boolean): bigint => (typeof v === 'bigint' ? v : BigInt(v));
+
+const WRITERS: Partial<Record<Dtype, Writer>> = {
+  bool: (v, o, x) => v.setUint8(o, x ? 1 : 0),
+  int8: (v, o, x) => v.setInt8(o, num(x)),
+  uint8: (v, o, x) => v.setUint8(o, num(x)),
+  int16: (v, o, x) => v.setInt16(o, num(x), true),
+  uint16: (v, o, x) => v.setUint16(o, num(x), true),
+  int32: (v, o, x) => v.setInt32(o, num(x), true),
+  uint32: (v, o, x) => v.setUint32(o, num(x), true),
+  int64: (v, o, x) => v.setBigInt64(o, big(x), true),
+  uint64: (v, o, x) => v.setBigUint64(o, big(x), true),
+  float16: (v, o, x) => v.setUint16(o, numberToFloat16(num(x)), true),
+  bfloat16: (v, o, x) => v.setUint16(o, numberToBfloat16(num(x)), true),
+  float32: (v, o, x) => v.setFloat32(o, num(x), true),
+  float64: (v, o, x) => v.setFloat64(o, num(x), true),
+};
+
+/**
+ * Builds a tensor from plain values (a convenience for callers and tests; ops never use it).
+ * Integers may be given as bigint; float16/bfloat16 values are rounded to nearest even.
+ * Complex, float8 and string dtypes take raw bytes through `createTensor` instead.
+ */
+export function tensorFrom(
+  dtype: Dtype,
+  shape: Shape,
+  values: ArrayLike<number | bigint | boolean>,
+): Tensor {
+  const write = WRITERS[dtype];
+  if (write === undefined) {
+    throw new TensorOpsError(
+      'E_DTYPE',
+      `tensorFrom does not take ${dtype} values; pass raw bytes to createTensor`,
+    );
+  }
+  const t = createTensor(dtype, shape);
+  if (values.length !== shapeSize(shape)) {
+    throw new TensorOpsError(
+      'E_SHAPE',
+      `shape ${formatShape(shape)} holds ${shapeSize(shape)} elements, got ${values.length} values`,
+    );
+  }
+  const view = new DataView(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  const size = dtypeSize(dtype);
+  for (let i = 0; i < values.length; i++) write(view, i * size, values[i] as number);
+  return t;
+}
+
+type Reader = (view: DataView, offset: number) => number | bigint;
+
+const READERS: Partial<Record<Dtype, Reader>> = {
+  bool: (v, o) => v.getUint8(o),
+  int8: (v, o) => v.getInt8(o),
+  uint8: (v, o) => v.getUint8(o),
+  int16: (v, o) => v.getInt16(o, true),
+  uint16: (v, o) => v.getUint16(o, true),
+  int32: (v, o) => v.getInt32(o, true),
+  uint32: (v, o) => v.getUint32(o, true),
+  int64: (v, o) => v.getBigInt64(o, true),
+  uint64: (v, o) => v.getBigUint64(o, true),
+  float32: (v, o) => v.getFloat32(o, true),
+  float64: (v, o) => v.getFloat64(o, true),
+};
+
+/**
+ * Element values as JS numbers (bigint for 64-bit integers), for display and tests.
+ * float16/bfloat16/float8/complex/string dtypes: read their bits from `data` instead.
+ */
+export function tensorValues(t: Tensor): Array<number | bigint> {
+  const read = READERS[t.dtype];
+  if (read === undefined) {
+    throw new TensorOpsError('E_DTYPE', `tensorValues does not read ${t.dtype}; read its bytes`);
+  }
+  const view = new DataView(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  const size = dtypeSize(t.dtype);
+  const n = shapeSize(t.shape);
+  const out = new Array<number | bigint>(n);
+  for (let i = 0; i < n; i++) out[i] = read(view, i * size);
+  return out;
+}
