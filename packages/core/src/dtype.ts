@@ -62,13 +62,17 @@ export function isIntegerDtype(dtype: Dtype): dtype is IntegerDtype {
 }
 
 export function isStringDtype(dtype: Dtype): dtype is StringDtype {
-  return !(dtype in DTYPE_SIZES);
+  return !isNumericName(dtype);
+}
+
+// Object.hasOwn, not `in`: names come from files and flags, and `'toString' in {}` is true.
+function isNumericName(name: string): name is NumericDtype {
+  return Object.hasOwn(DTYPE_SIZES, name);
 }
 
 /** Bytes per element. */
 export function dtypeSize(dtype: Dtype): number {
-  const size = (DTYPE_SIZES as Record<string, number>)[dtype];
-  if (size !== undefined) return size;
+  if (isNumericName(dtype)) return DTYPE_SIZES[dtype];
   const width = stringWidth(dtype);
   if (width === undefined) throw new TensorOpsError('E_DTYPE', `unknown dtype '${dtype}'`);
   return dtype[0] === 'U' ? width * 4 : width;
@@ -76,7 +80,7 @@ export function dtypeSize(dtype: Dtype): number {
 
 /** Checks a dtype name from an untrusted source (a file header, a flag). */
 export function parseDtype(name: string): Dtype {
-  if (name in DTYPE_SIZES) return name as NumericDtype;
+  if (isNumericName(name)) return name;
   if (stringWidth(name) !== undefined) return name as StringDtype;
   throw new TensorOpsError('E_DTYPE', `unknown dtype '${name}'`);
 }

@@ -54,7 +54,11 @@ export function bfloat16ToNumber(bits: number): number {
   return f32[0] as number;
 }
 
-/** number -> bfloat16 bits, rounding to nearest even; NaN stays a quiet NaN. */
+/**
+ * number -> bfloat16 bits: rounded to float32 first, then to nearest even (as torch's
+ * c10::BFloat16 does, so a float64 just above a bfloat16 tie can land on the even side); NaN stays
+ * a quiet NaN.
+ */
 export function numberToBfloat16(value: number): number {
   f32[0] = value;
   const x = u32[0] as number;

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { type Dtype, NUMERIC_DTYPES } from './dtype.js';
+import { TensorOpsError } from './errors.js';
+import { createTensor, tensorBytes, tensorFrom, tensorValues } from './tensor.js';
+
+function errorOf(fn: () => unknown): TensorOpsError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof TensorOpsError) return e;
+    throw e;
+  }
+  throw new Error('expected a TensorOpsError');
+}
+
+const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+
+describe('createTensor', () => {
+  it('allocates zeroed storage of shape x item size', () => {
+    const t = createTensor('complex128', [2, 3]);
+    expect(t.data.byteLength).toBe(96);
+    expect(t.data.every((b) => b === 0)).toBe(true);
+    expect(createTensor('U3', [2]).data.byteLength).toBe(24);
+    expect(createTensor('float32', []).data.byteLength).toBe(4);
+    expect(createTensor('float32', [4, 0]).data.byteLength).toBe(0);
+  });
+
+  it('wraps given bytes without copying and copies the shape', () => {
+    const bytes = new Uint8Array(8);
+    const shape = [2, 2];
+    const t = createTensor('int16', shape, bytes);
+    expect(t.data).toBe(bytes);
+    shape[0] = 9;
+    expect(t.shape).toEqual([2, 2]);
+  });
+
+  it('refuses bytes of the wrong length, bad shapes and unknown dtypes', () => {
+    const e = errorOf(() => createTensor('float32', [2, 3], new Uint8Array(20)));
+    expect(e.code).toBe('E_SHAPE');
+    expect(e.message).toBe('tensor of dtype float32 and shape [2,3] needs 24 bytes, got 20');
+    expect(errorOf(() => createTensor('int8', [2, -1])).code).toBe('E_SHAPE');
+    expect(errorOf(() => createTensor('int8', [1.5])).code).toBe('E_SHAPE');
+    expect(errorOf(() => createTensor('nope' as Dtype, [1])).code).toBe('E_DTYPE');
+  });
+
+  it('tensorBytes is shape x item size', () => {
+    expect(tensorBytes({ dtype: 'uint64', shape: [3, 2] })).toBe(48);
+    expect(tensorBytes({ dtype: 'S5', shape: [] })).toBe(5);
+  });
+});
+
+describe('tensorFrom / tensorValues', () => {
+  it('writes little-endian bytes', () => {
+    expect(hex(tensorFrom('int32', [1], [0x01020304]).data)).toBe('04030201');
+    expect(hex(tensorFrom('uint16', [2], [0xabcd, 1]).data)).toBe('cdab0100');
+    expect(hex(tensorFrom('float32', [2], [-0, 1]).data)).toBe('000000800000803f');
+    expect(hex(tensorFrom('float64', [1], [-2]).data)).toBe('00000000000000c0');
+    expect(hex(tensorFrom('int64', [1], [-(2n ** 63n)]).data)).toBe('0000000000000080');
+    expect(hex(tensorFrom('uint64', [1], [2n ** 64n - 2n]).data)).toBe('feffffffffffffff');
+    expect(hex(tensorFrom('bool', [4], [true, false, 2, 0]).data)).toBe('01000100');
+  });
+
+  it('rounds float16 and bfloat16 values to nearest even', () => {
+    expect(hex(tensorFrom('float16', [4], [1, 65504, 1 + 2 ** -11, -0]).data)).toBe(
+      '003cff7b003c0080',
+    );
+    expect(hex(tensorFrom('bfloat16', [3], [1, 1 + 2 ** -8, 1 + 3 * 2 ** -8]).data)).toBe(
+      '803f803f823f',
+    );
+  });
+
+  it('round-trips extremes of every dtype it reads', () => {
+    const cases: Array<[Dtype, Array<number | bigint>]> = [
+      ['bool', [0, 1]],
+      ['int8', [-128, 127, 0]],
+      ['uint8', [0, 255]],
+      ['int16', [-32768, 32767]],
+      ['uint16', [0, 65535]],
+      ['int32', [-(2 ** 31), 2 ** 31 - 1]],
+      ['uint32', [0, 2 ** 32 - 1]],
+      ['int64', [-(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n + 1n, -1n]],
+      ['uint64', [0n, 2n ** 64n - 1n, 2n ** 53n + 1n]],
+      ['float32', [-0, 3.4028234663852886e38, 1.401298464324817e-45, Number.NEGATIVE_INFINITY]],
+      ['float64', [-0, Number.MAX_VALUE, Number.MIN_VALUE, Number.POSITIVE_INFINITY, 0.1]],
+    ];
+    for (const [dtype, values] of cases) {
+      expect(tensorValues(tensorFrom(dtype, [values.length], values)), dtype).toEqual(values);
+    }
+    expect(Object.is(tensorValues(tensorFrom('float64', [1], [-0]))[0], -0)).toBe(true);
+  });
+
+  it('reads 2-D tensors in C order and accepts numbers for 64-bit dtypes', () => {
+    const t = tensorFrom('int64', [2, 2], [1, 2, 3, -4]);
+    expect(tensorValues(t)).toEqual([1n, 2n, 3n, -4n]);
+  });
+
+  it('refuses dtypes it cannot convert and value counts that do not fit the shape', () => {
+    for (const dtype of ['complex64', 'complex128', 'float8_e4m3fn', 'U3', 'S2'] as const) {
+      const e = errorOf(() => tensorFrom(dtype, [1], [0]));
+      expect(e.code).toBe('E_DTYPE');
+      expect(e.message).toBe(
+        `tensorFrom does not take ${dtype} values; pass raw bytes to createTensor`,
+      );
+    }
+    const e = errorOf(() => tensorFrom('int32', [2, 2], [1, 2, 3]));
+    expect(e.code).toBe('E_SHAPE');
+    expect(e.message).toBe('shape [2,2] holds 4 elements, got 3 values');
+    for (const dtype of ['float16', 'bfloat16', 'complex64', 'U3'] as const) {
+      const r = errorOf(() => tensorValues(createTensor(dtype, [1])));
+      expect(r.code).toBe('E_DTYPE');
+      expect(r.message).toBe(`tensorValues does not read ${dtype}; read its bytes`);
+    }
+  });
+
+  it('covers every numeric dtype one way or the other', () => {
+    for (const dtype of NUMERIC_DTYPES) {
+      const t = createTensor(dtype, [2]);
+      const readable = !/^(float16|bfloat16|complex|float8)/.test(dtype);
+      if (readable) expect(tensorValues(t).map(Number)).toEqual([0, 0]);
+      else expect(() => tensorValues(t)).toThrow(TensorOpsError);
+    }
+  });
+});
