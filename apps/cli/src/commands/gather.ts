@@ -1,0 +1,61 @@
+import { gather, type OobMode } from '@tensorops/core';
+import type { Argv } from 'yargs';
+import { choiceOption, integerOption } from '../args.js';
+import { loadInputs } from '../inputs.js';
+import { type CommandSpec, examples } from './command.js';
+
+export const OOB_MODES: readonly OobMode[] = ['error', 'zero'];
+
+export function withOob(y: Argv): Argv {
+  return y.option('oob', {
+    type: 'string',
+    choices: OOB_MODES,
+    describe: 'out-of-range indices: fail, or fill zeros',
+    default: 'error',
+  });
+}
+
+export const gatherCommand: CommandSpec = {
+  command: 'gather <data> <indices>',
+  describe: 'take slices of DATA along an axis at INDICES (numpy take, ONNX Gather)',
+  builder: (y) =>
+    withOob(
+      y
+        .positional('data', {
+          type: 'string',
+          describe: 'data tensor: a .npy file, or - for stdin',
+        })
+        .positional('indices', {
+          type: 'string',
+          describe: 'integer index tensor: a .npy file, or -',
+        })
+        .option('axis', {
+          type: 'string',
+          describe: 'axis of DATA to gather along, in [-r, r-1]',
+          default: '0',
+        })
+        .option('batch-dims', {
+          type: 'string',
+          describe: 'leading dims shared by DATA and INDICES',
+          default: '0',
+        }),
+    ).example(
+      examples([
+        ['$0 gather data.npy idx.npy --axis 1 -o out.npy', 'np.take(data, idx, axis=1)'],
+        ['$0 gather data.npy idx.npy --axis 2 --batch-dims 1 > out.npy', 'per-batch indices'],
+        ['cat idx.npy | $0 gather data.npy - > out.npy', 'indices from a pipe'],
+        ['$0 gather emb.npy ids.npy --oob zero -o rows.npy', 'zeros for out-of-range ids'],
+      ]),
+    ),
+  run: async (args, io) => {
+    const axis = integerOption('axis', args.axis, 0);
+    const batchDims = integerOption('batch-dims', args.batchDims, 0);
+    const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
+    const [data, indices] = await loadInputs([String(args.data), String(args.indices)], io);
+    return {
+      kind: 'tensor',
+      tensor: gather(data, indices, { axis, batchDims, oob }),
+      label: 'gather',
+    };
+  },
+};

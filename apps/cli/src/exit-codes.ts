@@ -1,0 +1,19 @@
+import { isTensorOpsError } from '@tensorops/core';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+/** Only the CLI maps error codes to exit codes: usage errors 2, everything else 1. */
+export function exitCodeFor(error: unknown): number {
+  return isTensorOpsError(error) && error.code === 'E_USAGE' ? EXIT_USAGE : EXIT_FAILURE;
+}
+
+/** The one stderr line for an error; a stack trace only with TENSOROPS_DEBUG=1. */
+export function errorLine(error: unknown, debug: boolean): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
+  const prefix = isTensorOpsError(error) ? '' : 'internal error: ';
+  const stack = debug && error instanceof Error && error.stack ? `\n${error.stack}` : '';
+  return `tensorops: error: ${prefix}${oneLine}${stack}\n`;
+}
