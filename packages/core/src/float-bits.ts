@@ -68,3 +68,121 @@ export function numberToBfloat16(value: number): number {
   if (lower > 0x8000 || (lower === 0x8000 && (upper & 1) === 1)) upper += 1;
   return upper & 0xffff;
 }
+
+/** The 8-bit float dtypes (ml_dtypes names). */
+export type Float8Dtype =
+  | 'float8_e4m3fn'
+  | 'float8_e4m3fnuz'
+  | 'float8_e5m2'
+  | 'float8_e5m2fnuz'
+  | 'float8_e8m0fnu';
+
+/**
+ * bfloat16 bits -> float32 bits. bfloat16 is the upper half of a float32, so this is exact for
+ * every pattern: NaN payloads and signalling NaNs survive.
+ */
+export function bfloat16ToFloat32Bits(bits: number): number {
+  return ((bits & 0xffff) << 16) >>> 0;
+}
+
+// Canonical quiet NaN for formats whose NaN carries no payload to keep.
+const QUIET_NAN = 0x7fc00000;
+
+/**
+ * float32 bits of one float8 code, computed in integers (every float8 value is a float32 value).
+ * `kind` says where the format keeps its specials: 'ieee' (e5m2: all-ones exponent is inf/NaN),
+ * 'fn' (e4m3fn: only S.1111.111 is NaN, no inf), 'fnuz' (0x80 is the only NaN; no inf, no -0).
+ */
+function float8Bits(
+  code: number,
+  exponentBits: number,
+  mantissaBits: number,
+  bias: number,
+  kind: 'ieee' | 'fn' | 'fnuz',
+): number {
+  const sign = code & 0x80 ? 0x80000000 : 0;
+  const maxExponent = (1 << exponentBits) - 1;
+  const mantissaMask = (1 << mantissaBits) - 1;
+  const e = (code >> mantissaBits) & maxExponent;
+  let m = code & mantissaMask;
+  const shift = 23 - mantissaBits;
+  if (kind === 'fnuz' && code === 0x80) return QUIET_NAN;
+  if (kind === 'fn' && e === maxExponent && m === mantissaMask) return (sign | QUIET_NAN) >>> 0;
+  if (kind === 'ieee' && e === maxExponent) {
+    // Same rule as numpy's half -> float: the payload moves up, so NaN stays NaN bit for bit.
+    return (sign | 0x7f800000 | (m << shift)) >>> 0;
+  }
+  if (e === 0) {
+    if (m === 0) return sign >>> 0;
+    let exponent = 1 - bias;
+    while ((m & (1 << mantissaBits)) === 0) {
+      m <<= 1;
+      exponent--;
+    }
+    return (sign | ((exponent + 127) << 23) | ((m & mantissaMask) << shift)) >>> 0;
+  }
+  return (sign | ((e - bias + 127) << 23) | (m << shift)) >>> 0;
+}
+
+/** e8m0fnu is a bare biased exponent: 2^(code-127); 0xff is NaN; there is no zero and no sign. */
+function e8m0Bits(code: number): number {
+  if (code === 0xff) return QUIET_NAN;
+  // 2^-127 is below float32's normal range: the subnormal with only mantissa bit 22 set.
+  return code === 0 ? 0x00400000 : (code << 23) >>> 0;
+}
+
+const FLOAT8_TABLES = new Map<Float8Dtype, Uint32Array>();
+
+function float8Table(dtype: Float8Dtype): Uint32Array {
+  let table = FLOAT8_TABLES.get(dtype);
+  if (table === undefined) {
+    table = new Uint32Array(256);
+    for (let c = 0; c < 256; c++) {
+      switch (dtype) {
+        case 'float8_e4m3fn':
+          table[c] = float8Bits(c, 4, 3, 7, 'fn');
+          break;
+        case 'float8_e4m3fnuz':
+          table[c] = float8Bits(c, 4, 3, 8, 'fnuz');
+          break;
+        case 'float8_e5m2':
+          table[c] = float8Bits(c, 5, 2, 15, 'ieee');
+          break;
+        case 'float8_e5m2fnuz':
+          table[c] = float8Bits(c, 5, 2, 16, 'fnuz');
+          break;
+        case 'float8_e8m0fnu':
+          table[c] = e8m0Bits(c);
+          break;
+      }
+    }
+    FLOAT8_TABLES.set(dtype, table);
+  }
+  return table;
+}
+
+/**
+ * float8 code -> float32 bits, exact (float32 holds every float8 value). NaN codes become a quiet
+ * NaN: e5m2 keeps its payload and sign, e4m3fn its sign; the fnuz formats and e8m0fnu have a
+ * single unsigned NaN and give 0x7fc00000.
+ */
+export function float8ToFloat32Bits(dtype: Float8Dtype, code: number): number {
+  return float8Table(dtype)[code & 0xff] as number;
+}
+
+/** float8 code -> number (exact), e.g. for display. */
+export function float8ToNumber(dtype: Float8Dtype, code: number): number {
+  u32[0] = float8ToFloat32Bits(dtype, code);
+  return f32[0] as number;
+}
+
+/** True for the 8-bit float dtypes. */
+export function isFloat8Dtype(dtype: string): dtype is Float8Dtype {
+  return (
+    dtype === 'float8_e4m3fn' ||
+    dtype === 'float8_e4m3fnuz' ||
+    dtype === 'float8_e5m2' ||
+    dtype === 'float8_e5m2fnuz' ||
+    dtype === 'float8_e8m0fnu'
+  );
+}

@@ -12,8 +12,13 @@ export {
 } from './dtype.js';
 export { type ErrorCode, isTensorOpsError, TensorOpsError } from './errors.js';
 export {
+  bfloat16ToFloat32Bits,
   bfloat16ToNumber,
+  type Float8Dtype,
+  float8ToFloat32Bits,
+  float8ToNumber,
   float16ToNumber,
+  isFloat8Dtype,
   numberToBfloat16,
   numberToFloat16,
 } from './float-bits.js';
@@ -24,7 +29,27 @@ export {
   planGather,
   runGatherPlan,
 } from './gather.js';
-export { decodeIndices, type IndexContext, type OobMode, ZERO_FILL } from './indices.js';
+export {
+  type GatherElementsOptions,
+  type GatherElementsPlan,
+  gatherElements,
+  planGatherElements,
+  runGatherElementsPlan,
+} from './gather-elements.js';
+export {
+  type GatherNDOptions,
+  type GatherNDPlan,
+  gatherND,
+  planGatherND,
+  runGatherNDPlan,
+} from './gather-nd.js';
+export {
+  alignedView,
+  decodeIndices,
+  type IndexContext,
+  type OobMode,
+  ZERO_FILL,
+} from './indices.js';
 export {
   checkShape,
   formatPosition,

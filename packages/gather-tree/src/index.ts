@@ -1,1 +1,20 @@
-export {};
+export {
+  type BeamSequence,
+  type BeamSequences,
+  type BeamSequencesOptions,
+  beamSequences,
+  beamsToJson,
+  decodeBeams,
+  formatTokens,
+  type Layout,
+  type TokenId,
+} from './beams.js';
+export {
+  type EndToken,
+  isStepDtype,
+  type ResolvedEndToken,
+  resolveEndToken,
+  STEP_DTYPES,
+  type StepDtype,
+} from './end-token.js';
+export { gatherTree } from './gather-tree.js';
