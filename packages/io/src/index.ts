@@ -1,4 +1,13 @@
 export {
+  formatOfPath,
+  isWidenable,
+  storedDtype,
+  TENSOR_FORMATS,
+  type TensorFormat,
+  widenBytesToFloat32,
+  widenToFloat32,
+} from './convert.js';
+export {
   decodeNpy,
   encodeNpy,
   encodeNpyChunks,
@@ -18,3 +27,30 @@ export {
   parseNpyHeaderDict,
   parsePyLiteral,
 } from './npy-header.js';
+export { checkDeflateRatio, DEFLATE_MAX_RATIO, npzMemberName, npzTensorName } from './npz.js';
+export {
+  type DecodedSafetensors,
+  decodeSafetensors,
+  dtypeOfSafetensors,
+  encodeSafetensors,
+  type NamedTensor,
+  parseSafetensorsHeader,
+  planSafetensors,
+  SAFETENSORS_DTYPES,
+  SAFETENSORS_MAX_HEADER_BYTES,
+  type SafetensorsEntry,
+  type SafetensorsHeader,
+  type SafetensorsLayout,
+  type SafetensorsWriteEntry,
+  safetensorsDisplayDtype,
+  safetensorsDtypeName,
+  safetensorsEntryTensor,
+  safetensorsHeaderLength,
+} from './safetensors.js';
+export {
+  type JsonNumber,
+  type JsonObject,
+  type JsonValue,
+  parseStrictJson,
+} from './strict-json.js';
+export { fileStem, parseOutputRef, resolveTensorRef, type TensorRef } from './tensor-ref.js';

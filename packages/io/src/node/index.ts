@@ -1,3 +1,4 @@
+export { type FileGatherOptions, gatherFromFile } from './gather-file.js';
 export { readNpyFile } from './npy-file.js';
 export {
   MAX_STREAM_BYTES,
@@ -5,7 +6,29 @@ export {
   readStdin,
   readStream,
 } from './read.js';
-export { readTensorFile, writeTensorFile } from './tensor-file.js';
+export { type ByteSource, bufferSource, openSource } from './source.js';
+export { STREAM_CHUNK_BYTES, type StoredTensor, type TensorFile } from './stored.js';
+export {
+  inspectTensorFile,
+  type NamedTensorData,
+  openTensorBytes,
+  openTensorFile,
+  readTensorFile,
+  type TensorFileInfo,
+  type WriteNote,
+  type WriteOptions,
+  writeTensorFile,
+  writeTensorsFile,
+} from './tensor-file.js';
+export { resolveTensorRefOnDisk } from './tensor-ref.js';
+export {
+  type ChunkOptions,
+  collectStream,
+  isTensorStream,
+  streamOfTensor,
+  type TensorStream,
+  widenStream,
+} from './tensor-stream.js';
 export {
   type ByteChunks,
   removePendingTempFilesSync,

@@ -1,27 +1,236 @@
-// Tensor files by extension. Each format's file code sits in its own module; this is the only
-// place that picks one.
+// Tensor files by format. This is the only place that picks one: by extension (.npy, .npz,
+// .safetensors), else by the first bytes. Each format's file code sits in its own module.
 
-import type { Tensor } from '@tensorops/core';
-import { encodeNpyChunks } from '../npy.js';
+import { type Dtype, type Tensor, TensorOpsError, tensorBytes } from '@tensorops/core';
+import { formatOfPath, storedDtype, type TensorFormat } from '../convert.js';
+import { encodeNpyHeader } from '../npy.js';
+import { npzMemberName } from '../npz.js';
+import { planSafetensors } from '../safetensors.js';
+import { hexBytes, quote } from '../text.js';
 import { fileError } from './errors.js';
-import { readNpyFile } from './npy-file.js';
+import { npyReader } from './npy-file.js';
+import { npzChunks, npzReader } from './npz-file.js';
+import { safetensorsReader } from './safetensors-file.js';
+import { type ByteSource, bufferSource, openSource } from './source.js';
+import type { FormatReader, StoredTensor, TensorFile } from './stored.js';
+import { tensorFile } from './stored.js';
+import {
+  checkedChunks,
+  isTensorStream,
+  streamOfTensor,
+  type TensorStream,
+  widenStream,
+} from './tensor-stream.js';
 import { writeFileAtomic } from './write.js';
 
-/** Reads a tensor file. Today: .npy (any other extension is read as .npy and must carry its magic). */
-export function readTensorFile(path: string): Promise<Tensor> {
-  return readNpyFile(path);
+const READERS: Record<TensorFormat, (source: ByteSource) => Promise<FormatReader>> = {
+  npy: npyReader,
+  npz: npzReader,
+  safetensors: safetensorsReader,
+};
+
+/** The format of a file whose extension says nothing, from its first bytes. */
+async function sniff(source: ByteSource): Promise<TensorFormat> {
+  const head = new Uint8Array(Math.min(9, source.size));
+  await source.read(head, 0);
+  if (head[0] === 0x93 && head[1] === 0x4e && head[2] === 0x55) return 'npy';
+  if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5 || head[2] === 6)) {
+    return 'npz';
+  }
+  if (head[8] === 0x7b) return 'safetensors';
+  throw new TensorOpsError(
+    'E_FORMAT',
+    `not a .npy, .npz or .safetensors file: starts with ${hexBytes(head.subarray(0, 8)) || 'nothing'}`,
+  );
+}
+
+async function openFrom(source: ByteSource, format: TensorFormat | undefined): Promise<TensorFile> {
+  try {
+    const reader = await READERS[format ?? (await sniff(source))](source);
+    return tensorFile(source, reader);
+  } catch (cause) {
+    await source.close().catch(() => {});
+    throw fileError(source.label, 'read', cause);
+  }
 }
 
 /**
- * Writes a tensor atomically as .npy. The dtype and data length are validated before any file is
- * created; the data goes out straight from the tensor, without an extra copy.
+ * Opens a tensor file and reads its header (or zip directory) only; tensors are read on demand.
+ * The format comes from the extension, else from the magic bytes. Pipes and devices are read
+ * whole first. Errors name the path. Close the file when done.
  */
-export async function writeTensorFile(path: string, tensor: Tensor): Promise<void> {
-  let chunks: Uint8Array[];
+export async function openTensorFile(path: string): Promise<TensorFile> {
+  let source: ByteSource;
   try {
-    chunks = encodeNpyChunks(tensor);
+    source = await openSource(path);
+  } catch (cause) {
+    throw fileError(path, 'read', cause);
+  }
+  return openFrom(source, formatOfPath(path));
+}
+
+/** {@link openTensorFile} over bytes already in memory (`label` names them in messages). */
+export function openTensorBytes(
+  bytes: Uint8Array,
+  label: string,
+  format?: TensorFormat,
+): Promise<TensorFile> {
+  return openFrom(bufferSource(bytes, label), format ?? formatOfPath(label));
+}
+
+/** What `inspect` shows: the header of every tensor, the file's metadata. Reads no tensor data. */
+export interface TensorFileInfo {
+  readonly path: string;
+  readonly format: TensorFormat;
+  readonly size: number;
+  readonly tensors: readonly StoredTensor[];
+  readonly metadata: Readonly<Record<string, string>> | null;
+}
+
+export async function inspectTensorFile(path: string): Promise<TensorFileInfo> {
+  const file = await openTensorFile(path);
+  await file.close();
+  const { format, size, tensors, metadata } = file;
+  return { path, format, size, tensors, metadata };
+}
+
+/**
+ * Reads one tensor: `name` picks it in an .npz / .safetensors file and may be left out when the
+ * file holds exactly one. Any extension other than .npz / .safetensors is read as .npy (magic
+ * bytes decide for unknown extensions).
+ */
+export async function readTensorFile(path: string, name?: string): Promise<Tensor> {
+  const file = await openTensorFile(path);
+  try {
+    return await file.read(file.get(name));
+  } finally {
+    await file.close().catch(() => {});
+  }
+}
+
+/** Something a writer may be asked to note: a conversion it made, or data it had no room for. */
+export type WriteNote =
+  | { readonly kind: 'widened'; readonly name: string; readonly from: Dtype; readonly to: Dtype }
+  | { readonly kind: 'metadata-dropped'; readonly keys: number; readonly format: TensorFormat };
+
+export interface NamedTensorData {
+  readonly name: string;
+  readonly data: Tensor | TensorStream;
+}
+
+export interface WriteOptions {
+  /** Overrides the format the extension implies (default .npy for other extensions). */
+  readonly format?: TensorFormat;
+  /** .safetensors `__metadata__`; other formats have no place for it (a note says so). */
+  readonly metadata?: Readonly<Record<string, string>> | null;
+  /** Deflate .npz members (np.savez_compressed). Default: stored, like np.savez. */
+  readonly compress?: boolean;
+  /**
+   * Store bfloat16 / float8 as float32 where the format lacks them (.npy, .npz): exact, and
+   * reported as a 'widened' note. Default false: such tensors are refused.
+   */
+  readonly widen?: boolean;
+}
+
+/**
+ * Writes tensors atomically, in the format of `path`'s extension. Everything is validated before
+ * any file is created: dtypes the format cannot store exactly are refused, bfloat16 / float8 go
+ * to .npy / .npz as float32 with `widen` (exact; reported as a 'widened' note), names are checked. Data flows
+ * in chunks, so streams from large files never sit whole in memory.
+ */
+export async function writeTensorsFile(
+  path: string,
+  entries: readonly NamedTensorData[],
+  options: WriteOptions = {},
+): Promise<WriteNote[]> {
+  const format = options.format ?? formatOfPath(path) ?? 'npy';
+  const notes: WriteNote[] = [];
+  let chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+  try {
+    if (format === 'npy' && entries.length !== 1) {
+      throw new TensorOpsError(
+        'E_VALUE',
+        `a .npy file holds exactly one tensor, got ${entries.length}; write an .npz or .safetensors file`,
+      );
+    }
+    const names = new Set<string>();
+    const streams = entries.map(({ name, data }) => {
+      if (names.has(name)) throw new TensorOpsError('E_VALUE', `two tensors named ${quote(name)}`);
+      names.add(name);
+      if (!isTensorStream(data) && data.data.byteLength !== tensorBytes(data)) {
+        throw new TensorOpsError(
+          'E_SHAPE',
+          `tensor ${quote(name)} of dtype ${data.dtype} and shape [${data.shape.join(',')}] needs ${tensorBytes(data)} bytes, got ${data.data.byteLength}`,
+        );
+      }
+      const stream = isTensorStream(data) ? data : streamOfTensor(data);
+      const to = storedDtype(stream.dtype, format, format === 'npy' ? undefined : name);
+      if (to === stream.dtype) return stream;
+      if (options.widen !== true) {
+        throw new TensorOpsError(
+          'E_DTYPE',
+          `.${format} has no dtype for ${stream.dtype}; convert it to ${to} first (exact: pass widen: true)`,
+        );
+      }
+      notes.push({ kind: 'widened', name, from: stream.dtype, to });
+      return widenStream(stream);
+    });
+    const metadata = options.metadata ?? null;
+    if (format !== 'safetensors' && metadata !== null && Object.keys(metadata).length > 0) {
+      notes.push({ kind: 'metadata-dropped', keys: Object.keys(metadata).length, format });
+    }
+    if (format === 'npy') chunks = npyChunks(streams[0] as TensorStream, path);
+    else if (format === 'safetensors') chunks = safetensorsChunks(entries, streams, metadata, path);
+    else {
+      for (const { name } of entries) npzMemberName(name);
+      chunks = await npzChunks(
+        entries.map((e, i) => ({ name: e.name, data: streams[i] as TensorStream })),
+        { compress: options.compress === true },
+      );
+    }
   } catch (cause) {
     throw fileError(path, 'write', cause);
   }
   await writeFileAtomic(path, chunks);
+  return notes;
+}
+
+async function* npyChunks(stream: TensorStream, path: string): AsyncIterable<Uint8Array> {
+  yield encodeNpyHeader(stream);
+  yield* checkedChunks(stream, path, { reuse: true });
+}
+
+function safetensorsChunks(
+  entries: readonly NamedTensorData[],
+  streams: readonly TensorStream[],
+  metadata: Readonly<Record<string, string>> | null,
+  path: string,
+): AsyncIterable<Uint8Array> {
+  const layout = planSafetensors(
+    streams.map((s, i) => ({
+      name: (entries[i] as NamedTensorData).name,
+      dtype: s.dtype,
+      shape: s.shape,
+    })),
+    metadata,
+  );
+  return (async function* () {
+    yield layout.header;
+    for (const i of layout.order) {
+      const label = `${path}: tensor ${quote((entries[i] as NamedTensorData).name)}`;
+      yield* checkedChunks(streams[i] as TensorStream, label, { reuse: true });
+    }
+  })();
+}
+
+/**
+ * Writes one tensor atomically in the format of the extension. In an .npz / .safetensors file it
+ * is stored as `name` (default `arr_0`, numpy's name for a positional array).
+ */
+export function writeTensorFile(
+  path: string,
+  data: Tensor | TensorStream,
+  options: WriteOptions & { readonly name?: string } = {},
+): Promise<WriteNote[]> {
+  return writeTensorsFile(path, [{ name: options.name ?? 'arr_0', data }], options);
 }

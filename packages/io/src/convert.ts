@@ -1,0 +1,88 @@
+// What each file format can store, and the one conversion tensorops makes on its own: bfloat16
+// and float8, which .npy / .npz cannot describe, become float32. Every bfloat16 and float8 value is
+// a float32 value, so the conversion is exact; it runs on bits (core's decoders), never through a
+// rounding step. Anything that cannot be stored exactly is refused.
+
+import {
+  bfloat16ToFloat32Bits,
+  type Dtype,
+  float8ToFloat32Bits,
+  isFloat8Dtype,
+  isStringDtype,
+  type Tensor,
+  TensorOpsError,
+} from '@tensorops/core';
+import { npyDescr } from './npy.js';
+import { safetensorsDtypeName } from './safetensors.js';
+
+export type TensorFormat = 'npy' | 'npz' | 'safetensors';
+
+export const TENSOR_FORMATS: readonly TensorFormat[] = ['npy', 'npz', 'safetensors'];
+
+/** True for the dtypes that {@link widenToFloat32} converts. */
+export function isWidenable(dtype: Dtype): boolean {
+  return dtype === 'bfloat16' || isFloat8Dtype(dtype);
+}
+
+function storesAsIs(dtype: Dtype, format: TensorFormat): boolean {
+  if (format === 'safetensors') return safetensorsDtypeName(dtype) !== undefined;
+  try {
+    npyDescr(dtype);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The dtype `format` stores a `dtype` tensor as: the same dtype, or float32 for bfloat16 / float8
+ * that the format lacks. Throws E_DTYPE when no exact representation exists (strings and
+ * complex128 in .safetensors).
+ */
+export function storedDtype(dtype: Dtype, format: TensorFormat, name?: string): Dtype {
+  if (storesAsIs(dtype, format)) return dtype;
+  if (isWidenable(dtype)) return 'float32';
+  const what = name === undefined ? '' : ` (tensor '${name}')`;
+  const hint = isStringDtype(dtype)
+    ? 'it has no string dtype; keep strings in .npy or .npz'
+    : 'it has no complex128; convert to .npy or .npz instead';
+  throw new TensorOpsError('E_DTYPE', `.${format} cannot store ${dtype}${what} exactly: ${hint}`);
+}
+
+/** float32 little-endian bytes of a bfloat16 or float8 byte buffer (element-aligned). */
+export function widenBytesToFloat32(dtype: Dtype, src: Uint8Array): Uint8Array {
+  const out = new Uint8Array(
+    dtype === 'bfloat16' ? (src.byteLength >>> 1) * 4 : src.byteLength * 4,
+  );
+  const view = new DataView(out.buffer);
+  if (dtype === 'bfloat16') {
+    for (let i = 0, o = 0; i + 1 < src.length; i += 2, o += 4) {
+      view.setUint32(
+        o,
+        bfloat16ToFloat32Bits((src[i] as number) | ((src[i + 1] as number) << 8)),
+        true,
+      );
+    }
+  } else if (isFloat8Dtype(dtype)) {
+    for (let i = 0; i < src.length; i++)
+      view.setUint32(i * 4, float8ToFloat32Bits(dtype, src[i] as number), true);
+  } else {
+    throw new TensorOpsError(
+      'E_DTYPE',
+      `cannot widen ${dtype} to float32: only bfloat16 and float8`,
+    );
+  }
+  return out;
+}
+
+/** A bfloat16 / float8 tensor as the float32 tensor of the same values (exact). */
+export function widenToFloat32(t: Tensor): Tensor {
+  return { dtype: 'float32', shape: [...t.shape], data: widenBytesToFloat32(t.dtype, t.data) };
+}
+
+/** The format's extension-derived name: `.npy` -> npy, case-insensitive; undefined otherwise. */
+export function formatOfPath(path: string): TensorFormat | undefined {
+  const lower = path.toLowerCase();
+  for (const f of TENSOR_FORMATS) if (lower.endsWith(`.${f}`)) return f;
+  return undefined;
+}

@@ -1,0 +1,260 @@
+// What a tensor file holds, read from its header or central directory only, and the handle that
+// reads tensors from it on demand. One implementation per format (npy-file.ts, npz-file.ts,
+// safetensors-file.ts); tensor-file.ts picks one.
+
+import { type Dtype, dtypeSize, type Shape, type Tensor, TensorOpsError } from '@tensorops/core';
+import type { TensorFormat } from '../convert.js';
+import { swapBytesInPlace } from '../layout.js';
+import type { NpyByteOrder, NpyHeader } from '../npy.js';
+import { quote } from '../text.js';
+import { fileError } from './errors.js';
+import type { ByteSource } from './source.js';
+import type { TensorStream } from './tensor-stream.js';
+
+/** One tensor of a file, as its header describes it. */
+export interface StoredTensor {
+  /** Null for a .npy file (its one tensor has no name). */
+  readonly name: string | null;
+  /** The tensorops dtype; undefined for safetensors' sub-byte F4 / F6_* (inspect-only). */
+  readonly dtype: Dtype | undefined;
+  /** numpy / ml_dtypes name for display (`float4_e2m1fn` for F4). */
+  readonly displayDtype: string;
+  /** The dtype as the file spells it: a .npy descr (`>i4`) or a safetensors name (`BF16`). */
+  readonly formatDtype: string;
+  readonly shape: Shape;
+  /** Bytes of data as stored. */
+  readonly nbytes: number;
+  /** Absolute file offset of the first data byte; null when the data is compressed. */
+  readonly offset: number | null;
+  readonly fortranOrder: boolean;
+  readonly byteOrder: NpyByteOrder;
+  /** .npz members only. */
+  readonly compression?: 'stored' | 'deflate';
+  readonly compressedBytes?: number;
+}
+
+/** An open tensor file. Close it when done (streams keep it open until they finish). */
+export interface TensorFile {
+  readonly path: string;
+  readonly format: TensorFormat;
+  /** File size in bytes. */
+  readonly size: number;
+  /** In file order (data order for .safetensors, member order for .npz). */
+  readonly tensors: readonly StoredTensor[];
+  /** .safetensors `__metadata__`; null when absent and for the other formats. */
+  readonly metadata: Readonly<Record<string, string>> | null;
+  /** The tensor called `name`; without a name, the only one. Throws E_TENSOR_NOT_FOUND. */
+  get(name?: string): StoredTensor;
+  /** Loads one tensor: little-endian C order, integrity checked (CRC-32 for .npz members). */
+  read(t: StoredTensor): Promise<Tensor>;
+  /**
+   * The tensor in chunks. .npy and .safetensors data is read straight from the file in bounded
+   * chunks (byte-swapped on the way when big-endian); Fortran-order data and .npz members are
+   * loaded whole first (a transpose and a CRC need all of it).
+   */
+  stream(t: StoredTensor): TensorStream;
+  /** Raw bytes at an absolute offset, for executors that read only what they need. */
+  readAt(target: Uint8Array, position: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Chunk size for streaming reads: large enough for sequential throughput, small for memory. */
+export const STREAM_CHUNK_BYTES = 8 << 20;
+
+/** A StoredTensor read back through the .npy layout rules (byte order, Fortran order). */
+export function npyHeaderOf(t: StoredTensor, dtype: Dtype): NpyHeader {
+  return {
+    version: [1, 0],
+    descr: t.formatDtype,
+    dtype,
+    shape: t.shape,
+    fortranOrder: t.fortranOrder,
+    byteOrder: t.byteOrder,
+    dataOffset: t.offset ?? 0,
+    nbytes: t.nbytes,
+  };
+}
+
+/** Bytes per swapped word (complex swaps halves, U strings UTF-32 units; 1 = no swap). */
+export function swapUnitOf(t: StoredTensor, dtype: Dtype): number {
+  if (t.byteOrder !== 'big') return 1;
+  if (dtype[0] === 'U') return 4;
+  if (dtype[0] === 'S') return 1;
+  if (dtype === 'complex64' || dtype === 'complex128') return dtypeSize(dtype) / 2;
+  return dtypeSize(dtype);
+}
+
+export interface FormatReader {
+  readonly format: TensorFormat;
+  readonly tensors: readonly StoredTensor[];
+  readonly metadata: Readonly<Record<string, string>> | null;
+  /** Loads one tensor (errors unprefixed; the wrapper adds the path). */
+  read(t: StoredTensor): Promise<Tensor>;
+  /** True when `stream` may read the tensor's bytes straight from the file. */
+  readonly rangedStreams: boolean;
+  /** A format's own chunked reader (.npz: stored members with a running CRC); undefined: default. */
+  chunks?(t: StoredTensor, dtype: Dtype, reuse: boolean): AsyncIterable<Uint8Array> | undefined;
+  close(): Promise<void>;
+}
+
+function listNames(tensors: readonly StoredTensor[]): string {
+  const names = tensors.slice(0, 8).map((t) => quote(t.name ?? ''));
+  return tensors.length > 8
+    ? `${names.join(', ')} and ${tensors.length - 8} more`
+    : names.join(', ');
+}
+
+/** The dtype to load a stored tensor as, or the sub-byte refusal. */
+export function loadableDtype(t: StoredTensor): Dtype {
+  if (t.dtype !== undefined) return t.dtype;
+  throw new TensorOpsError(
+    'E_DTYPE',
+    `tensor ${quote(t.name ?? '')} has dtype ${t.formatDtype} (${t.displayDtype}), packed below one byte per element: it can be inspected, not loaded, converted or gathered`,
+  );
+}
+
+/** Wraps a format reader into the public TensorFile: name lookup, streams, path-prefixed errors. */
+export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile {
+  const path = source.label;
+  const file: TensorFile = {
+    path,
+    format: reader.format,
+    size: source.size,
+    tensors: reader.tensors,
+    metadata: reader.metadata,
+    get(name) {
+      const { tensors } = reader;
+      if (reader.format === 'npy') {
+        if (name !== undefined) {
+          throw new TensorOpsError(
+            'E_TENSOR_NOT_FOUND',
+            `${path}: a .npy file holds one unnamed tensor; drop ':${name}'`,
+          );
+        }
+        return tensors[0] as StoredTensor;
+      }
+      if (name === undefined) {
+        if (tensors.length === 1) return tensors[0] as StoredTensor;
+        throw new TensorOpsError(
+          'E_TENSOR_NOT_FOUND',
+          tensors.length === 0
+            ? `${path}: holds no tensors`
+            : `${path}: holds ${tensors.length} tensors (${listNames(tensors)}); pick one as ${path}:NAME`,
+        );
+      }
+      const found = tensors.find((t) => t.name === name);
+      if (found !== undefined) return found;
+      throw new TensorOpsError(
+        'E_TENSOR_NOT_FOUND',
+        `${path}: no tensor ${quote(name)}${tensors.length ? ` (it holds ${listNames(tensors)})` : ' (it holds none)'}`,
+      );
+    },
+    async read(t) {
+      try {
+        return await reader.read(t);
+      } catch (cause) {
+        throw fileError(path, 'read', cause);
+      }
+    },
+    stream(t) {
+      let dtype: Dtype;
+      try {
+        dtype = loadableDtype(t);
+      } catch (cause) {
+        throw fileError(path, 'read', cause);
+      }
+      const ranged =
+        reader.rangedStreams && t.offset !== null && !(t.fortranOrder && t.shape.length >= 2);
+      const whole = async function* () {
+        yield (await file.read(t)).data;
+      };
+      return {
+        dtype,
+        shape: t.shape,
+        nbytes: t.nbytes,
+        chunks: (options) => {
+          const reuse = options?.reuse === true;
+          if (ranged) return rangedChunks(source, t, dtype, reuse);
+          const own = reader.chunks?.(t, dtype, reuse);
+          return own === undefined ? whole() : prefixErrors(own, path);
+        },
+      };
+    },
+    readAt(target, position) {
+      return source.read(target, position);
+    },
+    async close() {
+      await reader.close();
+      await source.close();
+    },
+  };
+  return file;
+}
+
+async function* rangedChunks(
+  source: ByteSource,
+  t: StoredTensor,
+  dtype: Dtype,
+  reuse: boolean,
+): AsyncIterable<Uint8Array> {
+  const item = Math.max(1, dtypeSize(dtype));
+  const chunkBytes = Math.max(item, Math.floor(STREAM_CHUNK_BYTES / item) * item);
+  try {
+    yield* chunkedRange(
+      source,
+      t.offset as number,
+      t.nbytes,
+      chunkBytes,
+      reuse,
+      `tensor ${quote(t.name ?? '')} data`,
+      undefined,
+      swapUnitOf(t, dtype),
+    );
+  } catch (cause) {
+    throw fileError(source.label, 'read', cause);
+  }
+}
+
+async function* prefixErrors(
+  chunks: AsyncIterable<Uint8Array>,
+  path: string,
+): AsyncIterable<Uint8Array> {
+  try {
+    yield* chunks;
+  } catch (cause) {
+    throw fileError(path, 'read', cause);
+  }
+}
+
+/**
+ * Reads `length` bytes from `start` in chunks of at most `chunkBytes` (a multiple of the item
+ * size), handing each raw chunk to `visit` before it is byte-swapped and yielded.
+ */
+export async function* chunkedRange(
+  source: ByteSource,
+  start: number,
+  length: number,
+  chunkBytes: number,
+  reuse: boolean,
+  what: string,
+  visit?: (raw: Uint8Array) => void,
+  swapUnit = 1,
+): AsyncIterable<Uint8Array> {
+  let buffer: Uint8Array | undefined;
+  for (let done = 0; done < length; ) {
+    const n = Math.min(chunkBytes, length - done);
+    const chunk = reuse && buffer !== undefined ? buffer.subarray(0, n) : new Uint8Array(n);
+    if (reuse) buffer ??= chunk;
+    const got = await source.read(chunk, start + done);
+    if (got !== n) {
+      throw new TensorOpsError(
+        'E_FORMAT',
+        `${what} truncated: needs ${length} bytes at offset ${start}, the file ends after ${done + got}`,
+      );
+    }
+    visit?.(chunk);
+    swapBytesInPlace(chunk, swapUnit);
+    done += n;
+    yield chunk;
+  }
+}

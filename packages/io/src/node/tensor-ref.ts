@@ -1,0 +1,19 @@
+import { statSync } from 'node:fs';
+import { resolveTensorRef, type TensorRef } from '../tensor-ref.js';
+
+/** Anything that can be opened for reading as a file: regular files, devices, named pipes. */
+function isOpenable(path: string): boolean {
+  try {
+    return !statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Splits `file.npz:NAME` / `file.safetensors:NAME` / `file.npy` against the file system: the whole
+ * reference when it exists, else the longest existing prefix before a ':' (see resolveTensorRef).
+ */
+export function resolveTensorRefOnDisk(ref: string): TensorRef {
+  return resolveTensorRef(ref, isOpenable);
+}

@@ -1,0 +1,248 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createTensor,
+  type Dtype,
+  dtypeSize,
+  gather,
+  type Tensor,
+  tensorFrom,
+} from '@tensorops/core';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { encodeNpy, encodeNpyHeader, encodeSafetensors } from '../src/index.js';
+import {
+  collectStream,
+  gatherFromFile,
+  openTensorBytes,
+  openTensorFile,
+  type TensorFile,
+  type TensorStream,
+  writeTensorsFile,
+} from '../src/node/index.js';
+import { expectError } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tensorops-gather-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Container = 'npy' | 'npy-be' | 'safetensors' | 'npz-stored' | 'npz-deflate';
+
+/** Bytes per swapped unit when big-endian (complex: halves; U strings: UTF-32 units). */
+function unitOf(dtype: Dtype): number {
+  if (dtype.startsWith('U')) return 4;
+  if (dtype.startsWith('complex')) return dtypeSize(dtype) / 2;
+  return dtypeSize(dtype);
+}
+
+/** A big-endian .npy of `t`, written by hand: '>' descr and every unit's bytes reversed. */
+function bigEndianNpy(t: Tensor): Uint8Array {
+  const header = encodeNpyHeader(t);
+  const text = new TextDecoder('latin1').decode(header);
+  const at = text.indexOf("'descr': '<");
+  if (at >= 0) header[at + 10] = 0x3e;
+  const data = new Uint8Array(t.data);
+  const unit = unitOf(t.dtype);
+  for (let i = 0; i + unit <= data.length; i += unit) data.subarray(i, i + unit).reverse();
+  const out = new Uint8Array(header.length + data.length);
+  out.set(header);
+  out.set(data, header.length);
+  return out;
+}
+
+async function fileOf(t: Tensor, container: Container, real: boolean): Promise<TensorFile> {
+  let bytes: Uint8Array;
+  let ext: string;
+  if (container === 'npy' || container === 'npy-be') {
+    bytes = container === 'npy' ? encodeNpy(t) : bigEndianNpy(t);
+    ext = 'npy';
+  } else if (container === 'safetensors') {
+    // Another tensor first, so the data does not start at the header's end.
+    bytes = encodeSafetensors([
+      { name: 'pad', tensor: tensorFrom('uint8', [3], [9, 9, 9]) },
+      { name: 'x', tensor: t },
+    ]);
+    ext = 'safetensors';
+  } else {
+    const path = join(dir, `t.npz`);
+    await writeTensorsFile(
+      path,
+      [
+        { name: 'pad', data: tensorFrom('uint8', [1], [1]) },
+        { name: 'x', data: t },
+      ],
+      { compress: container === 'npz-deflate' },
+    );
+    return openTensorFile(path);
+  }
+  if (!real) return openTensorBytes(bytes, `mem.${ext}`);
+  const path = join(dir, `t.${ext}`);
+  writeFileSync(path, bytes);
+  return openTensorFile(path);
+}
+
+const DTYPES: Dtype[] = ['uint8', 'bool', 'int16', 'float32', 'float64', 'complex128', 'U3'];
+
+const caseArb = fc
+  .record({
+    dtype: fc.constantFrom(...DTYPES),
+    shape: fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 1, maxLength: 4 }),
+    axisSeed: fc.nat(),
+    batchSeed: fc.nat(),
+    indexShape: fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 0, maxLength: 3 }),
+    seed: fc.integer(),
+    oob: fc.constantFrom('error' as const, 'zero' as const),
+    chunkBytes: fc.integer({ min: 1, max: 300 }),
+    mode: fc.constantFrom('auto' as const, 'ranged' as const, 'scan' as const),
+    container: fc.constantFrom<Container>(
+      'npy',
+      'npy-be',
+      'safetensors',
+      'npz-stored',
+      'npz-deflate',
+    ),
+    reuse: fc.boolean(),
+  })
+  .map((c) => {
+    const r = c.shape.length;
+    const axis = c.axisSeed % r;
+    const batchDims = Math.min(c.batchSeed % (axis + 1), c.indexShape.length);
+    const indexShape = [...c.shape.slice(0, batchDims), ...c.indexShape.slice(batchDims)];
+    // .safetensors has no complex128 or strings.
+    const container: Container =
+      c.container === 'safetensors' && (c.dtype === 'complex128' || c.dtype === 'U3')
+        ? 'npy-be'
+        : c.container;
+    return { ...c, axis, batchDims, indexShape, container };
+  });
+
+function rand(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 2 ** 32;
+  };
+}
+
+async function collectCopies(s: TensorStream, reuse: boolean): Promise<Uint8Array> {
+  // With reuse the producer may refill a chunk once the next one is asked for: copy each at once.
+  const parts: Uint8Array[] = [];
+  for await (const chunk of s.chunks({ reuse })) parts.push(new Uint8Array(chunk));
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+describe('gatherFromFile', () => {
+  it('matches core gather for any shape, axis, batch dims, dtype, container, chunk size and strategy', async () => {
+    await fc.assert(
+      fc.asyncProperty(caseArb, async (c) => {
+        const next = rand(c.seed);
+        const data = createTensor(c.dtype, c.shape);
+        for (let i = 0; i < data.data.length; i++) data.data[i] = Math.floor(next() * 256);
+        const size = c.shape[c.axis] as number;
+        const count = c.indexShape.reduce((a, b) => a * b, 1);
+        const values = Array.from({ length: count }, () => {
+          const span = c.oob === 'zero' ? size * 2 + 2 : size * 2;
+          return BigInt(
+            Math.floor(next() * Math.max(1, span)) - (c.oob === 'zero' ? size + 1 : size),
+          );
+        });
+        const indices = tensorFrom('int64', c.indexShape, values);
+        const options = { axis: c.axis, batchDims: c.batchDims, oob: c.oob };
+        let expected: Tensor;
+        try {
+          expected = gather(data, indices, options);
+        } catch {
+          return; // invalid for core (e.g. an index into an empty axis): planned the same way below
+        }
+        const file = await fileOf(data, c.container, false);
+        try {
+          const s = gatherFromFile(
+            file,
+            file.get(c.container.startsWith('npy') ? undefined : 'x'),
+            indices,
+            {
+              ...options,
+              chunkBytes: c.chunkBytes,
+              mode: c.mode,
+            },
+          );
+          expect(s.dtype).toBe(expected.dtype);
+          expect(s.shape).toEqual(expected.shape);
+          const got = await collectCopies(s, c.reuse);
+          expect(Buffer.from(got).toString('hex')).toBe(Buffer.from(expected.data).toString('hex'));
+        } finally {
+          await file.close();
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('reads real files the same way (both strategies, every rangeable container)', async () => {
+    const data = tensorFrom(
+      'float32',
+      [50, 7],
+      Array.from({ length: 350 }, (_, i) => i * 0.5),
+    );
+    const indices = tensorFrom('int32', [4, 2], [3, 4, 49, 0, -1, 10, 11, 12]);
+    for (const container of ['npy', 'npy-be', 'safetensors', 'npz-stored'] as const) {
+      for (const mode of ['ranged', 'scan'] as const) {
+        for (const axis of [0, 1]) {
+          const idx = axis === 0 ? indices : tensorFrom('int32', [3], [6, 0, -7]);
+          const file = await fileOf(data, container, true);
+          const stored = file.get(container.startsWith('npy') ? undefined : 'x');
+          expect(stored.offset).not.toBeNull();
+          const got = await collectStream(
+            gatherFromFile(file, stored, idx, { axis, mode, chunkBytes: 64 }),
+          );
+          await file.close();
+          expect(Buffer.from(got.data).equals(Buffer.from(gather(data, idx, { axis }).data))).toBe(
+            true,
+          );
+        }
+      }
+    }
+  });
+
+  it('validates axis, batch dims and every index before reading anything', async () => {
+    const file = await fileOf(tensorFrom('int16', [3, 2], [1, 2, 3, 4, 5, 6]), 'npy', false);
+    const stored = file.get();
+    expect(
+      expectError(() => gatherFromFile(file, stored, tensorFrom('int8', [1], [3]))).message,
+    ).toBe('Gather: index 3 out of range [-3, 2] at indices[0] (axis=0)');
+    expect(() => gatherFromFile(file, stored, tensorFrom('int8', [1], [0]), { axis: 2 })).toThrow(
+      /axis 2 out of range/,
+    );
+    await file.close();
+  });
+
+  it('reports a file that shrank under it as truncated, naming the path', async () => {
+    const path = join(dir, 'shrink.npy');
+    writeFileSync(
+      path,
+      encodeNpy(
+        tensorFrom(
+          'int32',
+          [1000],
+          Array.from({ length: 1000 }, (_, i) => i),
+        ),
+      ),
+    );
+    const file = await openTensorFile(path);
+    writeFileSync(
+      path,
+      encodeNpy(
+        tensorFrom(
+          'int32',
+          [10],
+          Array.from({ length: 10 }, (_, i) => i),
+        ),
+      ),
+    );
+    const s = gatherFromFile(file, file.get(), tensorFrom('int32', [1], [999]));
+    await expect(collectStream(s)).rejects.toThrow(`${path}: data truncated`);
+    await file.close();
+  });
+});
