@@ -1,11 +1,48 @@
 // Bundles the tsc output behind the `tensorops` bin into dist/tensorops.js.
-// Why: on Node 20 every ES module costs a resolve, a read and a compile at start-up (there is no
-// compile cache before Node 22); one file instead of ~60 takes a tiny `tensorops gather` from about
-// 3x to about 2x `node -e 0` (measured with scripts/startup-timing.mjs). Dynamic imports stay
-// separate chunks, so the pipeline path still never loads the terminal UI, and ink/react stay
-// external packages resolved at run time.
+//
+// Why a bundle: on Node 20 every ES module costs a resolve, a read and a compile at start-up (no
+// compile cache before Node 22); one file instead of ~60 cut a tiny `tensorops gather` from ~3x to
+// ~2x `node -e 0` (scripts/startup-timing.mjs). Dynamic imports stay separate chunks, so the
+// pipeline path never loads the terminal UI or the zip library; ink and react stay external.
+//
+// Why the string-width wrapper: yargs renders its help text after every command (to cache it),
+// and string-width compiles large Unicode-property regexes on first use: ~50 ms of CPU per run,
+// measured with /usr/bin/time. Our help text is printable ASCII, whose width is its length, so
+// the wrapper answers that case and hands everything else to the real string-width.
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
+const asciiFastPath = `
+import stringWidth from 'string-width';
+export default function asciiFastStringWidth(text, options) {
+  if (typeof text === 'string' && /^[\\x20-\\x7e]*$/.test(text)) return text.length;
+  return stringWidth(text, options);
+}`;
+
+/**
+ * Routes every import of string-width (yargs, cliui and wrap-ansi pin different majors with the
+ * same API) through the wrapper above, and the wrapper to the copy yargs itself depends on.
+ */
+const stringWidthFastPath = {
+  name: 'string-width-ascii-fast-path',
+  setup(b) {
+    const yargsDir = dirname(fileURLToPath(import.meta.resolve('yargs')));
+    b.onResolve({ filter: /^string-width$/ }, (args) =>
+      args.namespace === 'string-width-wrapper'
+        ? undefined
+        : { path: 'string-width', namespace: 'string-width-wrapper' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'string-width-wrapper' }, () => ({
+      contents: asciiFastPath,
+      resolveDir: yargsDir,
+      loader: 'js',
+    }));
+  },
+};
+
+rmSync('dist/chunks', { recursive: true, force: true });
 await build({
   entryPoints: { tensorops: 'dist/bin.js' },
   outdir: 'dist',
@@ -14,10 +51,19 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
+  // Node 20 has the regexp `v` flag; without this esbuild rewrites such literals (string-width's)
+  // into eager `new RegExp(...)` calls that compile Unicode-property sets at every start.
+  supported: { 'regexp-set-notation': true },
   minifySyntax: true,
   minifyWhitespace: true,
   sourcemap: true,
   external: ['ink', 'react', 'react/*', 'ink-*'],
   chunkNames: 'chunks/[name]-[hash]',
+  // yauzl/yazl (the .npz zip code, loaded on first use) are CommonJS and call require('fs'):
+  // an ESM bundle has no `require` unless it makes one.
+  banner: {
+    js: "import { createRequire as __tensoropsRequire } from 'node:module'; const require = __tensoropsRequire(import.meta.url);",
+  },
+  plugins: [stringWidthFastPath],
   logLevel: 'warning',
 });

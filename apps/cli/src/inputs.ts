@@ -1,13 +1,29 @@
 import type { Tensor } from '@tensorops/core';
 import { decodeNpy } from '@tensorops/io';
-import { readStream, readTensorFile } from '@tensorops/io/node';
+import {
+  openTensorFile,
+  readStream,
+  resolveTensorRefOnDisk,
+  type StoredTensor,
+  type TensorFile,
+} from '@tensorops/io/node';
 import { isStdio, usageError } from './args.js';
 import type { CliIO } from './cli-io.js';
 
-/** Loads a tensor reference from the command line: a file path, or `-` for .npy bytes on stdin. */
+/**
+ * Loads a tensor reference from the command line: `file.npy`, `file.npz:NAME`,
+ * `file.safetensors:NAME` (`:NAME` may be left out when the file holds one tensor), or `-` for
+ * .npy bytes on stdin. The format follows the extension (magic bytes for other names).
+ */
 export async function loadTensor(ref: string, io: CliIO): Promise<Tensor> {
-  if (isStdio(ref)) return decodeNpy(await readStream(io.stdin));
-  return readTensorFile(ref);
+  if (isStdio(ref)) return decodeNpy(await readStream(io.stdin, { label: 'stdin' }));
+  const { path, name } = resolveTensorRefOnDisk(ref);
+  const file = await openTensorFile(path);
+  try {
+    return await file.read(file.get(name));
+  } finally {
+    await file.close().catch(() => {});
+  }
 }
 
 /** Loads several references; stdin holds one tensor, so `-` may appear once. */
@@ -20,4 +36,45 @@ export async function loadInputs<const Refs extends readonly string[]>(
   const tensors: Tensor[] = [];
   for (const ref of refs) tensors.push(await loadTensor(ref, io));
   return tensors as { [K in keyof Refs]: Tensor };
+}
+
+/**
+ * Data tensors at least this large are not loaded: ops that can (gather) read only the byte
+ * ranges they need from the file. Below it one sequential read costs less than the bookkeeping,
+ * and .npz members get their CRC checked (ranged reads cannot check a whole-member CRC).
+ */
+export const RANGED_INPUT_BYTES = 64 << 20;
+
+/** A data input: in memory, or an open file an executor reads ranges from (caller closes it). */
+export type DataInput =
+  | { readonly kind: 'tensor'; readonly tensor: Tensor }
+  | { readonly kind: 'file'; readonly file: TensorFile; readonly stored: StoredTensor };
+
+/**
+ * Like {@link loadTensor}, but leaves a large uncompressed tensor in its file (see
+ * {@link RANGED_INPUT_BYTES}); small, compressed or Fortran-order tensors are loaded.
+ */
+export async function openDataInput(
+  ref: string,
+  io: CliIO,
+  minBytes: number = RANGED_INPUT_BYTES,
+): Promise<DataInput> {
+  if (isStdio(ref)) return { kind: 'tensor', tensor: await loadTensor(ref, io) };
+  const { path, name } = resolveTensorRefOnDisk(ref);
+  const file = await openTensorFile(path);
+  try {
+    const stored = file.get(name);
+    const ranged =
+      stored.offset !== null &&
+      stored.dtype !== undefined &&
+      stored.nbytes >= minBytes &&
+      !(stored.fortranOrder && stored.shape.length >= 2);
+    if (ranged) return { kind: 'file', file, stored };
+    const tensor = await file.read(stored);
+    await file.close();
+    return { kind: 'tensor', tensor };
+  } catch (error) {
+    await file.close().catch(() => {});
+    throw error;
+  }
 }

@@ -6,7 +6,7 @@ import { type CliIO, writeAll } from './cli-io.js';
 import type { CommandSpec, ParsedArgs } from './commands/command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT_OK, EXIT_USAGE, errorLine, exitCodeFor } from './exit-codes.js';
-import { emitTensor } from './output.js';
+import { emitResult } from './output.js';
 
 const VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -25,9 +25,8 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
       return EXIT_OK;
     }
     const result = await parsed.spec.run(parsed.args, io);
-    await emitTensor(
-      result.tensor,
-      result.label,
+    await emitResult(
+      result,
       {
         output: parsed.args.output as string | undefined,
         json: parsed.args.json === true,

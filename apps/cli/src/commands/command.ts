@@ -1,13 +1,37 @@
 import type { Tensor } from '@tensorops/core';
+import type { BeamSequences } from '@tensorops/gather-tree';
+import type { TensorStream } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
 import type { CliIO } from '../cli-io.js';
+import type { InspectReport } from './inspect.js';
 
-/** What a command hands to output.ts; commands compute, they never render. */
-export type CommandResult = {
-  readonly kind: 'tensor';
-  readonly tensor: Tensor;
-  readonly label: string;
-};
+/** An output tensor by name (undefined: the sink picks one), its data streamed. */
+export interface OutputEntry {
+  readonly name: string | undefined;
+  readonly data: TensorStream;
+}
+
+/** What a command hands to the output layer; commands compute, they never render. */
+export type CommandResult =
+  | { readonly kind: 'tensor'; readonly tensor: Tensor; readonly label: string }
+  | {
+      readonly kind: 'stream';
+      readonly stream: TensorStream;
+      readonly label: string;
+      /** Releases the input files the stream reads from. */
+      readonly dispose: () => Promise<void>;
+    }
+  | {
+      readonly kind: 'tensors';
+      readonly entries: readonly OutputEntry[];
+      readonly metadata: Readonly<Record<string, string>> | null;
+      readonly output: string;
+      readonly compress: boolean;
+      readonly label: string;
+      readonly dispose: () => Promise<void>;
+    }
+  | { readonly kind: 'inspect'; readonly report: InspectReport }
+  | { readonly kind: 'beams'; readonly beams: BeamSequences };
 
 export type ParsedArgs = Readonly<Record<string, unknown>>;
 

@@ -1,7 +1,8 @@
 import { gather, type OobMode } from '@tensorops/core';
+import { gatherFromFile } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
-import { choiceOption, integerOption } from '../args.js';
-import { loadInputs } from '../inputs.js';
+import { choiceOption, integerOption, isStdio, usageError } from '../args.js';
+import { loadTensor, openDataInput } from '../inputs.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const OOB_MODES: readonly OobMode[] = ['error', 'zero'];
@@ -23,11 +24,12 @@ export const gatherCommand: CommandSpec = {
       y
         .positional('data', {
           type: 'string',
-          describe: 'data tensor: a .npy file, or - for stdin',
+          describe:
+            'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, or - (.npy on stdin)',
         })
         .positional('indices', {
           type: 'string',
-          describe: 'integer index tensor: a .npy file, or -',
+          describe: 'integer index tensor: a tensor reference like DATA, or -',
         })
         .option('axis', {
           type: 'string',
@@ -51,11 +53,27 @@ export const gatherCommand: CommandSpec = {
     const axis = integerOption('axis', args.axis, 0);
     const batchDims = integerOption('batch-dims', args.batchDims, 0);
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
-    const [data, indices] = await loadInputs([String(args.data), String(args.indices)], io);
-    return {
-      kind: 'tensor',
-      tensor: gather(data, indices, { axis, batchDims, oob }),
-      label: 'gather',
-    };
+    const [dataRef, indicesRef] = [String(args.data), String(args.indices)];
+    if (isStdio(dataRef) && isStdio(indicesRef)) {
+      throw usageError('standard input (-) can be used for one input only');
+    }
+    // A large data tensor stays in its file: only the rows the indices pick are read.
+    const data = await openDataInput(dataRef, io);
+    if (data.kind === 'tensor') {
+      const indices = await loadTensor(indicesRef, io);
+      return {
+        kind: 'tensor',
+        tensor: gather(data.tensor, indices, { axis, batchDims, oob }),
+        label: 'gather',
+      };
+    }
+    try {
+      const indices = await loadTensor(indicesRef, io);
+      const stream = gatherFromFile(data.file, data.stored, indices, { axis, batchDims, oob });
+      return { kind: 'stream', stream, label: 'gather', dispose: () => data.file.close() };
+    } catch (error) {
+      await data.file.close();
+      throw error;
+    }
   },
 };

@@ -1,0 +1,87 @@
+import { decodeNpy, formatOfPath, parseOutputRef } from '@tensorops/io';
+import {
+  openTensorFile,
+  readStream,
+  resolveTensorRefOnDisk,
+  streamOfTensor,
+  type TensorFile,
+} from '@tensorops/io/node';
+import { isStdio, usageError } from '../args.js';
+import { type CommandSpec, examples } from './command.js';
+
+export const convertCommand: CommandSpec = {
+  command: 'convert <in> <out>',
+  describe: 'convert between .npy, .npz and .safetensors, bit for bit',
+  builder: (y) =>
+    y
+      .positional('in', {
+        type: 'string',
+        describe: 'a file (every tensor), FILE:NAME (one tensor), or - for .npy on stdin',
+      })
+      .positional('out', {
+        type: 'string',
+        describe:
+          'the file to write, format by extension (OUT.npz:NAME names a single tensor), or -',
+      })
+      .option('compress', {
+        type: 'boolean',
+        describe: 'deflate .npz members (np.savez_compressed); default stored, like np.savez',
+      })
+      .example(
+        examples([
+          ['$0 convert model.safetensors:embed.weight embed.npy', 'one tensor to .npy'],
+          ['$0 convert arrays.npz arrays.safetensors', 'every tensor, names kept'],
+          [
+            '$0 convert model.safetensors weights.npz --compress',
+            'bfloat16 becomes float32 (exact)',
+          ],
+          ['$0 convert data.npy data.safetensors:x', 'a .npy tensor stored under the name x'],
+        ]),
+      ),
+  run: async (args, io) => {
+    const input = String(args.in);
+    const output = String(args.out);
+    if (args.output !== undefined) throw usageError('convert writes to OUT; -o is not used');
+    const target = isStdio(output) ? 'npy' : (formatOfPath(parseOutputRef(output).path) ?? 'npy');
+    if (isStdio(input)) {
+      const tensor = decodeNpy(await readStream(io.stdin, { label: 'stdin' }));
+      return {
+        kind: 'tensors',
+        entries: [{ name: undefined, data: streamOfTensor(tensor) }],
+        metadata: null,
+        output,
+        compress: args.compress === true,
+        label: 'convert',
+        dispose: async () => {},
+      };
+    }
+    const { path, name } = resolveTensorRefOnDisk(input);
+    const file: TensorFile = await openTensorFile(path);
+    try {
+      const picked = name === undefined ? file.tensors : [file.get(name)];
+      if (target === 'npy' && picked.length !== 1) {
+        const names = picked.map((t) => t.name).join(', ');
+        throw usageError(
+          picked.length === 0
+            ? `${path} holds no tensors: nothing to write to a .npy file`
+            : `${path} holds ${picked.length} tensors (${names}) and a .npy file holds one: pick it as ${path}:NAME, or write .npz / .safetensors`,
+        );
+      }
+      // stream() checks every dtype now (F4/F6 are refused before any file is created); the
+      // data itself is read while the output is written.
+      const entries = picked.map((t) => ({ name: t.name ?? undefined, data: file.stream(t) }));
+      return {
+        kind: 'tensors',
+        entries,
+        metadata: name === undefined ? file.metadata : null,
+        output,
+        compress: args.compress === true,
+        label: 'convert',
+        dispose: () => file.close(),
+      };
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,43 @@
+import { gatherElements } from '@tensorops/core';
+import { choiceOption, integerOption } from '../args.js';
+import { loadInputs } from '../inputs.js';
+import { type CommandSpec, examples } from './command.js';
+import { OOB_MODES, withOob } from './gather.js';
+
+export const gatherElementsCommand: CommandSpec = {
+  command: 'gather-elements <data> <indices>',
+  describe:
+    'pick one element of DATA per index along an axis (np.take_along_axis, ONNX GatherElements)',
+  builder: (y) =>
+    withOob(
+      y
+        .positional('data', { type: 'string', describe: 'data tensor (rank >= 1), or - for stdin' })
+        .positional('indices', {
+          type: 'string',
+          describe: 'integer indices of the same rank, or -',
+        })
+        .option('axis', {
+          type: 'string',
+          describe: 'axis of DATA to pick along, in [-r, r-1]',
+          default: '0',
+        }),
+    ).example(
+      examples([
+        [
+          '$0 gather-elements data.npy idx.npy --axis 1 -o out.npy',
+          'np.take_along_axis(data, idx, axis=1)',
+        ],
+        ['$0 gather-elements scores.npy order.npy --axis -1 > sorted.npy', 'reorder each row'],
+      ]),
+    ),
+  run: async (args, io) => {
+    const axis = integerOption('axis', args.axis, 0);
+    const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
+    const [data, indices] = await loadInputs([String(args.data), String(args.indices)], io);
+    return {
+      kind: 'tensor',
+      tensor: gatherElements(data, indices, { axis, oob }),
+      label: 'gather-elements',
+    };
+  },
+};

@@ -1,0 +1,42 @@
+import { gatherND } from '@tensorops/core';
+import { choiceOption, integerOption } from '../args.js';
+import { loadInputs } from '../inputs.js';
+import { type CommandSpec, examples } from './command.js';
+import { OOB_MODES, withOob } from './gather.js';
+
+export const gatherNDCommand: CommandSpec = {
+  command: 'gather-nd <data> <indices>',
+  describe: 'take slices of DATA at index tuples in the last dim of INDICES (ONNX GatherND)',
+  builder: (y) =>
+    withOob(
+      y
+        .positional('data', { type: 'string', describe: 'data tensor, or - for stdin' })
+        .positional('indices', { type: 'string', describe: 'integer indices [..., k], or -' })
+        .option('batch-dims', {
+          type: 'string',
+          describe: 'leading dims shared by DATA and INDICES',
+          default: '0',
+        })
+        .option('flatten-batch', {
+          type: 'boolean',
+          describe: "fuse the batch dims into one (OpenVINO GatherND-5's output shape)",
+          default: false,
+        }),
+    ).example(
+      examples([
+        ['$0 gather-nd data.npy idx.npy -o out.npy', 'data[tuple(idx.T)] for idx of shape [n, k]'],
+        ['$0 gather-nd data.npy idx.npy --batch-dims 1 -o out.npy', 'per-batch index tuples'],
+      ]),
+    ),
+  run: async (args, io) => {
+    const batchDims = integerOption('batch-dims', args.batchDims, 0);
+    const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
+    const [data, indices] = await loadInputs([String(args.data), String(args.indices)], io);
+    const tensor = gatherND(data, indices, {
+      batchDims,
+      oob,
+      flattenBatch: args.flattenBatch === true,
+    });
+    return { kind: 'tensor', tensor, label: 'gather-nd' };
+  },
+};

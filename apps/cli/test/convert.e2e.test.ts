@@ -1,0 +1,163 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tensorFrom } from '@tensorops/core';
+import { decodeNpy, encodeNpy } from '@tensorops/io';
+import { openTensorFile, readTensorFile, writeTensorsFile } from '@tensorops/io/node';
+import { describe, expect, it } from 'vitest';
+import { listDir, REPO, tempDir, tensorops } from './helpers.js';
+
+const st = (name: string): string => join(REPO, 'fixtures', 'safetensors', name);
+const npz = (name: string): string => join(REPO, 'fixtures', 'npz', name);
+const npy = (name: string): string => join(REPO, 'fixtures', 'npy', name);
+
+async function names(path: string): Promise<(string | null)[]> {
+  const f = await openTensorFile(path);
+  await f.close();
+  return f.tensors.map((t) => t.name);
+}
+
+/** float32 bytes of bfloat16 bytes: each value is the upper half of a float32. */
+function bf16ToF32(bytes: Uint8Array): Buffer {
+  const out = Buffer.alloc(bytes.length * 2);
+  for (let i = 0; i < bytes.length / 2; i++) {
+    out[i * 4 + 2] = bytes[i * 2] as number;
+    out[i * 4 + 3] = bytes[i * 2 + 1] as number;
+  }
+  return out;
+}
+
+describe('tensorops convert', () => {
+  it('one .safetensors tensor to .npy: bfloat16 becomes float32 exactly, with a note', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'embed.npy');
+    const r = tensorops(['convert', `${st('single.safetensors')}:embed.weight`, out]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe(
+      "tensorops: note: tensor 'embed.weight' (bfloat16) written as float32, exactly: .npy has no bfloat16\n",
+    );
+    const src = await readTensorFile(st('single.safetensors'));
+    const got = decodeNpy(new Uint8Array(readFileSync(out)));
+    expect(got.dtype).toBe('float32');
+    expect(got.shape).toEqual([4, 3]);
+    expect(Buffer.from(got.data).equals(bf16ToF32(src.data))).toBe(true);
+    expect(tensorops(['convert', '-q', st('single.safetensors'), out]).stderr).toBe('');
+  });
+
+  it('a whole .npz into .safetensors carries every tensor, bit for bit, names with /', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'all.safetensors');
+    const src = npz('positional.npz');
+    const r = tensorops(['convert', src, out]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(await names(out)).toEqual(['arr_1', 'arr_0']); // float64 before uint16: the writer's layout
+    for (const name of ['arr_0', 'arr_1']) {
+      const a = await readTensorFile(src, name);
+      const b = await readTensorFile(out, name);
+      expect(b.dtype).toBe(a.dtype);
+      expect(Buffer.from(b.data).equals(Buffer.from(a.data))).toBe(true);
+    }
+    // numpy's Fortran-order, big-endian and '/'-named members, deflated: normalised on the way.
+    const back = join(dir, 'back.npz');
+    expect(tensorops(['convert', npz('savez-compressed.npz'), join(dir, 'mid.npz')]).status).toBe(
+      0,
+    );
+    expect(tensorops(['convert', join(dir, 'mid.npz'), back, '--compress']).status).toBe(0);
+    for (const name of ['floats_f', 'big_endian', 'layer/0/weight', 'words', 'café']) {
+      const a = await readTensorFile(npz('savez.npz'), name);
+      const b = await readTensorFile(back, name);
+      expect(b.dtype, name).toBe(a.dtype);
+      expect(Buffer.from(b.data).equals(Buffer.from(a.data)), name).toBe(true);
+    }
+    const f = await openTensorFile(back);
+    expect(f.tensors.every((t) => t.compression === 'deflate')).toBe(true);
+    await f.close();
+  });
+
+  it('.safetensors metadata is kept in .safetensors and dropped, with a note, in .npz', async () => {
+    const dir = tempDir();
+    const src = join(dir, 'm.safetensors');
+    await writeTensorsFile(
+      src,
+      [
+        { name: 'a', data: tensorFrom('float32', [2], [1, 2]) },
+        { name: 'b', data: tensorFrom('int8', [1], [-1]) },
+      ],
+      { metadata: { format: 'pt', step: '7' } },
+    );
+    expect(tensorops(['convert', src, join(dir, 'copy.safetensors')]).status).toBe(0);
+    const copy = await openTensorFile(join(dir, 'copy.safetensors'));
+    expect({ ...copy.metadata }).toEqual({ format: 'pt', step: '7' });
+    await copy.close();
+    expect(readFileSync(join(dir, 'copy.safetensors')).equals(readFileSync(src))).toBe(true);
+    const r = tensorops(['convert', src, join(dir, 'm.npz')]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe(
+      'tensorops: note: __metadata__ (2 keys) not written: .npz has no place for it\n',
+    );
+  });
+
+  it('names a single tensor by OUT:NAME, else its own name, else the output stem', async () => {
+    const dir = tempDir();
+    expect(
+      tensorops(['convert', npy('f4-le-c.npy'), join(dir, 'weights.safetensors')]).status,
+    ).toBe(0);
+    expect(await names(join(dir, 'weights.safetensors'))).toEqual(['weights']);
+    expect(tensorops(['convert', npy('f4-le-c.npy'), `${join(dir, 'w.npz')}:layer/x`]).status).toBe(
+      0,
+    );
+    expect(await names(join(dir, 'w.npz'))).toEqual(['layer/x']);
+    expect(tensorops(['convert', `${npz('savez.npz')}:ints`, join(dir, 'i.npz')]).status).toBe(0);
+    expect(await names(join(dir, 'i.npz'))).toEqual(['ints']);
+  });
+
+  it('into .npy needs :NAME unless the source holds one tensor', () => {
+    const dir = tempDir();
+    const out = join(dir, 'x.npy');
+    const r = tensorops(['convert', npz('positional.npz'), out]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(
+      `tensorops: error: ${npz('positional.npz')} holds 2 tensors (arr_0, arr_1) and a .npy file holds one: pick it as ${npz('positional.npz')}:NAME, or write .npz / .safetensors\n`,
+    );
+    expect(listDir(dir)).toEqual([]);
+    expect(tensorops(['convert', npz('single.npz'), out]).status).toBe(0);
+    expect(decodeNpy(new Uint8Array(readFileSync(out))).shape).toEqual([3, 2]);
+  });
+
+  it('stdin and stdout: - on either side is .npy', () => {
+    const t = tensorFrom('int16', [2, 2], [1, -2, 3, -4]);
+    const r = tensorops(['convert', '-', '-'], { input: encodeNpy(t) });
+    expect(r.status).toBe(0);
+    expect(r.stdout.equals(Buffer.from(encodeNpy(t)))).toBe(true);
+    const bf = tensorops(['convert', `${st('single.safetensors')}:embed.weight`, '-']);
+    expect(decodeNpy(new Uint8Array(bf.stdout)).dtype).toBe('float32');
+  });
+
+  it('refuses what cannot be converted exactly, leaving no output', () => {
+    const dir = tempDir();
+    const sub = tensorops(['convert', st('all-dtypes.safetensors'), join(dir, 'x.npz')]);
+    expect(sub.status).toBe(1);
+    expect(sub.stderr).toBe(
+      `tensorops: error: ${st('all-dtypes.safetensors')}: tensor 't_f6_e3m2' has dtype F6_E3M2 (float6_e3m2fn), packed below one byte per element: it can be inspected, not loaded, converted or gathered\n`,
+    );
+    const str = tensorops(['convert', npy('U5-le-c.npy'), join(dir, 'x.safetensors')]);
+    expect(str.status).toBe(1);
+    expect(str.stderr).toBe(
+      `tensorops: error: ${join(dir, 'x.safetensors')}: .safetensors cannot store U5 (tensor 'x') exactly: it has no string dtype; keep strings in .npy or .npz\n`,
+    );
+    const c128 = tensorops(['convert', npy('c16-le-c.npy'), join(dir, 'x.safetensors')]);
+    expect(c128.stderr).toContain('.safetensors cannot store complex128');
+    expect(tensorops(['convert', npy('f4-le-c.npy'), `${join(dir, 'y.npy')}:name`]).status).toBe(2);
+    expect(
+      tensorops(['convert', npy('f4-le-c.npy'), join(dir, 'y.npy'), '-o', 'z.npy']).status,
+    ).toBe(2);
+    expect(listDir(dir)).toEqual([]);
+    expect(existsSync(join(dir, 'x.npz'))).toBe(false);
+  });
+
+  it('--help explains OUT and shows examples', () => {
+    const text = tensorops(['convert', '--help']).stdout.toString();
+    expect(text).toContain('tensorops convert model.safetensors:embed.weight embed.npy');
+    expect(text).toContain('--compress');
+  });
+});

@@ -1,0 +1,136 @@
+import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO, tempDir, tensorops } from './helpers.js';
+
+const st = (name: string): string => join(REPO, 'fixtures', 'safetensors', name);
+const npz = (name: string): string => join(REPO, 'fixtures', 'npz', name);
+const npy = (name: string): string => join(REPO, 'fixtures', 'npy', name);
+
+function ok(args: string[]): string {
+  const r = tensorops(args);
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  return r.stdout.toString();
+}
+
+describe('tensorops inspect', () => {
+  it('prints a table of every tensor: name, dtype, shape, bytes, offset, storage', () => {
+    const path = st('single.safetensors');
+    expect(ok(['inspect', path])).toBe(
+      `${path}: safetensors, 1 tensor, 104 B\n` +
+        '  name          dtype     shape   bytes  offset  stored as\n' +
+        '  embed.weight  bfloat16  [4, 3]     24      80  BF16\n',
+    );
+  });
+
+  it('shows .npz storage (stored offsets, deflate sizes, Fortran and byte order)', () => {
+    const text = ok(['inspect', npz('savez-compressed.npz')]);
+    expect(text).toContain(
+      '  floats_f        float32  [2, 3, 2]     48       -  <f4, fortran order, deflate 123 B\n',
+    );
+    expect(text).toContain(
+      '  big_endian      int32    [5]           20       -  >i4, big-endian, deflate 89 B\n',
+    );
+    expect(ok(['inspect', npz('savez.npz')])).toContain(
+      '  ints            int64    [3, 4]        96     186  <i8\n',
+    );
+  });
+
+  it('--json has stable keys, the same for every format', () => {
+    const doc = JSON.parse(ok(['inspect', st('all-dtypes.safetensors'), '--json']));
+    expect(Object.keys(doc)).toEqual(['file', 'format', 'size', 'tensors', 'metadata']);
+    expect(doc.format).toBe('safetensors');
+    expect(doc.metadata).toEqual({ format: 'pt', note: 'café ✓' });
+    expect(doc.tensors).toHaveLength(20);
+    expect(doc.tensors.find((t: { name: string }) => t.name === 't_f4')).toEqual({
+      name: 't_f4',
+      dtype: 'float4_e2m1fn',
+      shape: [2, 4],
+      nbytes: 4,
+      offset: 1703,
+      format_dtype: 'F4',
+      fortran_order: false,
+      byte_order: 'little',
+      compression: null,
+      compressed_nbytes: null,
+    });
+    const n = JSON.parse(ok(['inspect', npy('c16-be-f3.npy'), '--json']));
+    expect(n).toEqual({
+      file: npy('c16-be-f3.npy'),
+      format: 'npy',
+      size: 512,
+      tensors: [
+        {
+          name: null,
+          dtype: 'complex128',
+          shape: [2, 3, 4],
+          nbytes: 384,
+          offset: 128,
+          format_dtype: '>c16',
+          fortran_order: true,
+          byte_order: 'big',
+          compression: null,
+          compressed_nbytes: null,
+        },
+      ],
+      metadata: null,
+    });
+    const z = JSON.parse(ok(['inspect', npz('savez-compressed.npz'), '--json']));
+    for (const t of z.tensors) expect(Object.keys(t)).toEqual(Object.keys(n.tensors[0]));
+    expect(z.tensors[0]).toMatchObject({
+      name: 'ints',
+      offset: null,
+      compression: 'deflate',
+      compressed_nbytes: 172,
+    });
+  });
+
+  it('FILE:NAME shows one tensor', () => {
+    const doc = JSON.parse(ok(['inspect', `${npz('savez.npz')}:layer/0/weight`, '--json']));
+    expect(doc.tensors.map((t: { name: string }) => t.name)).toEqual(['layer/0/weight']);
+  });
+
+  it('reads headers only: a 16 GiB file is inspected at once', () => {
+    const dir = tempDir();
+    const path = join(dir, 'huge.safetensors');
+    const header =
+      '{"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[4194304,1024],"data_offsets":[0,17179869184]}}';
+    const padded = header.padEnd(Math.ceil(header.length / 8) * 8, ' ');
+    const prefix = Buffer.alloc(8);
+    prefix.writeBigUInt64LE(BigInt(padded.length));
+    const fd = openSync(path, 'w');
+    writeSync(fd, Buffer.concat([prefix, Buffer.from(padded)]));
+    ftruncateSync(fd, 8 + padded.length + 17179869184); // sparse: no disk space, no data
+    closeSync(fd);
+    const start = performance.now();
+    const doc = JSON.parse(ok(['inspect', path, '--json']));
+    expect(performance.now() - start).toBeLessThan(3000);
+    expect(doc.tensors[0]).toMatchObject({
+      name: 'w',
+      shape: [4194304, 1024],
+      nbytes: 17179869184,
+    });
+  });
+
+  it('errors: one line, exit 1 for bad files and unknown names, 2 for usage', () => {
+    const bad = tensorops(['inspect', st('offset-hole.safetensors')]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toBe(
+      `tensorops: error: ${st('offset-hole.safetensors')}: .safetensors header: tensor 'b' data starts at 3, expected 2: tensors must cover the data contiguously from 0, without holes or overlaps\n`,
+    );
+    const missing = tensorops(['inspect', `${npz('savez.npz')}:nope`]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain(
+      `${npz('savez.npz')}: no tensor 'nope' (it holds 'ints', 'floats_f',`,
+    );
+    const named = tensorops(['inspect', `${npy('f4-le-c.npy')}:x`]);
+    expect(named.stderr).toBe(
+      `tensorops: error: ${npy('f4-le-c.npy')}: a .npy file holds one unnamed tensor; drop ':x'\n`,
+    );
+    const stdin = tensorops(['inspect', '-']);
+    expect(stdin.status).toBe(2);
+    expect(stdin.stderr).toBe('tensorops: error: inspect reads a file, not standard input\n');
+    expect(tensorops(['inspect', st('single.safetensors'), '-o', 'x']).status).toBe(2);
+  });
+});
