@@ -31,6 +31,7 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
         output: parsed.args.output as string | undefined,
         json: parsed.args.json === true,
         quiet: parsed.args.quiet === true,
+        color: parsed.args.color !== false,
       },
       io,
     );
@@ -48,7 +49,9 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
 function buildParser(io: CliIO): Argv {
   let parser = yargs()
     .scriptName('tensorops')
-    .usage('$0 <command> [options]\n\nRun tensor gather operators on .npy files, from the shell.')
+    .usage(
+      '$0 <command> [options]\n\nRun tensor gather operators on .npy, .npz and .safetensors files, from the shell.',
+    )
     .option('output', {
       alias: 'o',
       type: 'string',

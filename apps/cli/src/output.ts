@@ -18,14 +18,17 @@ import {
 import { isStdio, usageError } from './args.js';
 import { type CliIO, writeAll } from './cli-io.js';
 import type { CommandResult } from './commands/command.js';
-import type { InspectReport } from './commands/inspect.js';
 import { emitBeams } from './output-beams.js';
+import { emitInspect } from './output-inspect.js';
+import { createProgress } from './ui/progress.js';
 
 export interface OutputOptions {
   /** -o/--output: a path (FILE.npz:NAME / FILE.safetensors:NAME names the tensor), `-` for stdout, or undefined. */
   readonly output?: string | undefined;
   readonly json: boolean;
   readonly quiet: boolean;
+  /** The --color flag (false for --no-color); NO_COLOR and TERM=dumb are read from the env too. */
+  readonly color: boolean;
 }
 
 /** Routes any command result to its sink; releases the result's input files afterwards. */
@@ -41,19 +44,82 @@ export async function emitResult(
       return emitInspect(result.report, options, io);
     case 'beams':
       return emitBeams(result.beams, options, io);
-    case 'stream':
+    case 'stream': {
+      const progress = startProgress(result.label, result.stream.nbytes, options, io);
       try {
-        return await emitStream(result.stream, result.label, options, io);
+        return await emitStream(tracked(result.stream, progress), result.label, options, io);
       } finally {
+        progress.finish();
         await result.dispose();
       }
-    case 'tensors':
+    }
+    case 'tensors': {
+      const total = result.entries.reduce((n, e) => n + e.data.nbytes, 0);
+      const progress = startProgress(result.label, total, options, io);
+      const entries = result.entries.map((e) => ({ ...e, data: tracked(e.data, progress) }));
       try {
-        return await emitTensors(result, options, io);
+        return await emitTensors({ ...result, entries }, options, io);
       } finally {
+        progress.finish();
         await result.dispose();
       }
+    }
   }
+}
+
+/**
+ * The stderr progress bar for streamed work (large file gathers, conversions): only on a
+ * terminal, never with --quiet, and it draws nothing for work that ends within ~300 ms.
+ */
+function startProgress(
+  label: string,
+  total: number,
+  options: OutputOptions,
+  io: CliIO,
+): ByteProgress {
+  const bar = createProgress({
+    stream: io.stderr,
+    enabled: io.stderr.isTTY === true && !options.quiet,
+    label,
+    total,
+    unit: 'bytes',
+    ascii: io.env.TERM === 'dumb',
+    delay: progressDelay(io.env.TENSOROPS_PROGRESS_DELAY),
+  });
+  let done = 0;
+  return {
+    advance(bytes) {
+      done += bytes;
+      bar.update(done);
+    },
+    finish: () => bar.finish(),
+  };
+}
+
+/** Milliseconds before the bar appears: 300, or TENSOROPS_PROGRESS_DELAY (as git's GIT_PROGRESS_DELAY). */
+function progressDelay(value: string | undefined): number {
+  const ms = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(ms) && ms >= 0 ? ms : 300;
+}
+
+interface ByteProgress {
+  advance(bytes: number): void;
+  finish(): void;
+}
+
+/** A stream that reports every chunk it hands out to `progress` (a shared total for many streams). */
+function tracked(s: TensorStream, progress: ByteProgress): TensorStream {
+  return {
+    dtype: s.dtype,
+    shape: s.shape,
+    nbytes: s.nbytes,
+    async *chunks(chunkOptions) {
+      for await (const chunk of s.chunks(chunkOptions)) {
+        yield chunk;
+        progress.advance(chunk.byteLength);
+      }
+    },
+  };
 }
 
 /**
@@ -82,8 +148,8 @@ export async function emitTensor(
     await writeAll(io.stdout, npy.data);
     return;
   }
-  const { tensorSummary } = await import('./format/summary.js');
-  await writeAll(io.stdout, tensorSummary(t, label));
+  const { renderTensorView } = await import('./ui/render.js');
+  await renderTensorView(t, label, { stdout: io.stdout, env: io.env, color: options.color });
 }
 
 /**
@@ -191,85 +257,4 @@ function note(io: CliIO, options: OutputOptions, n: WriteNote, format: string): 
       ? `${n.name === '' ? 'the result' : `tensor '${n.name}'`} (${n.from}) written as ${n.to}, exactly: .${format} has no ${n.from}`
       : `__metadata__ (${n.keys} key${n.keys === 1 ? '' : 's'}) not written: .${n.format} has no place for it`;
   io.stderr.write(`tensorops: note: ${text}\n`);
-}
-
-/**
- * `inspect`: the --json document, or a plain table (on a terminal and in pipes alike: the table
- * is the command's output, not a rendering of binary data).
- */
-export async function emitInspect(
-  report: InspectReport,
-  options: OutputOptions,
-  io: CliIO,
-): Promise<void> {
-  if (options.json) {
-    await writeAll(io.stdout, `${JSON.stringify(report)}\n`);
-    return;
-  }
-  await writeAll(io.stdout, inspectTable(report));
-}
-
-/** Control characters in names would break the table's lines: show them escaped. */
-function printable(text: string): string {
-  let out = '';
-  for (const ch of text) {
-    const code = ch.codePointAt(0) as number;
-    out += code < 0x20 || code === 0x7f ? `\\x${code.toString(16).padStart(2, '0')}` : ch;
-  }
-  return out;
-}
-
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let u = -1;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(v < 10 ? 2 : 1)} ${units[u]}`;
-}
-
-/** The plain-text view of an inspect report. */
-export function inspectTable(report: InspectReport): string {
-  const count = report.tensors.length;
-  const lines = [
-    `${printable(report.file)}: ${report.format}, ${count} tensor${count === 1 ? '' : 's'}, ${bytes(report.size)}`,
-  ];
-  if (count > 0) {
-    const rows = report.tensors.map((t) => {
-      const notes = [
-        t.format_dtype,
-        t.fortran_order ? 'fortran order' : '',
-        t.byte_order === 'big' ? 'big-endian' : '',
-        t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
-      ].filter((x) => x !== '');
-      return [
-        t.name === null ? '-' : printable(t.name),
-        t.dtype,
-        `[${t.shape.join(', ')}]`,
-        String(t.nbytes),
-        t.offset === null ? '-' : String(t.offset),
-        notes.join(', '),
-      ];
-    });
-    const header = ['name', 'dtype', 'shape', 'bytes', 'offset', 'stored as'];
-    const widths = header.map((h, i) =>
-      Math.max(h.length, ...rows.map((r) => (r[i] as string).length)),
-    );
-    const right = new Set([3, 4]);
-    for (const row of [header, ...rows]) {
-      const cells = row.map((c, i) =>
-        right.has(i) ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number),
-      );
-      lines.push(`  ${cells.join('  ').trimEnd()}`);
-    }
-  }
-  if (report.metadata !== null) {
-    lines.push('metadata:');
-    for (const [k, v] of Object.entries(report.metadata))
-      lines.push(`  ${printable(k)}: ${printable(v)}`);
-  }
-  return `${lines.join('\n')}\n`;
 }

@@ -5,7 +5,7 @@
 // - the kernels run synchronously, so Ink's timer-driven renders would never get a turn; drawing
 //   from update() itself works while the event loop is blocked;
 // - `\r` and spaces are all it needs: no escape sequences, so TERM=dumb and NO_COLOR need nothing.
-import { formatBytes } from '../format/summary.js';
+import { formatBytes } from '../format/bytes.js';
 import { resolveColumns } from './layout.js';
 
 export interface ProgressStream {

@@ -1,5 +1,5 @@
 import { formatShape } from '@tensorops/core';
-import { formatBytes } from '../format/summary.js';
+import { formatBytes } from '../format/bytes.js';
 import { packLines, printable, resolveColumns, truncateMiddle } from './layout.js';
 import { type Line, type Segment, StyledLines, type Tone } from './styled-lines.js';
 

@@ -1,8 +1,8 @@
 import { formatShape, shapeSize, type Tensor, tensorBytes } from '@tensorops/core';
+import { formatBytes } from '../format/bytes.js';
 import { formatG, isFloatDtype, reprFloat } from '../format/float-text.js';
 import { previewLines } from '../format/preview.js';
 import { sparkline, type TensorStats, tensorStats } from '../format/stats.js';
-import { formatBytes } from '../format/summary.js';
 import { packLines, printable, resolveColumns } from './layout.js';
 import { type Line, type Segment, StyledLines } from './styled-lines.js';
 

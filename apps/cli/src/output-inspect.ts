@@ -1,0 +1,76 @@
+import { type CliIO, writeAll } from './cli-io.js';
+import type { InspectReport } from './commands/inspect.js';
+import { formatBytes } from './format/bytes.js';
+import type { OutputOptions } from './output.js';
+import { printable } from './ui/layout.js';
+
+/**
+ * `inspect`: the --json document, or a plain table (on a terminal and in pipes alike: the table
+ * is the command's output, not a rendering of binary data).
+ */
+export async function emitInspect(
+  report: InspectReport,
+  options: OutputOptions,
+  io: CliIO,
+): Promise<void> {
+  if (options.json) {
+    await writeAll(io.stdout, `${JSON.stringify(report)}\n`);
+    return;
+  }
+  if (!io.stdout.isTTY) {
+    await writeAll(io.stdout, inspectTable(report));
+    return;
+  }
+  const { renderTensorTable } = await import('./ui/render.js');
+  const title = `${report.file}: ${report.format}, ${formatBytes(report.size)}`;
+  await renderTensorTable(report.tensors, {
+    stdout: io.stdout,
+    env: io.env,
+    color: options.color,
+    title,
+  });
+  if (report.metadata !== null) await writeAll(io.stdout, metadataLines(report.metadata));
+}
+
+function metadataLines(metadata: Readonly<Record<string, string>>): string {
+  const lines = Object.entries(metadata).map(([k, v]) => `  ${printable(k)}: ${printable(v)}\n`);
+  return `metadata:\n${lines.join('')}`;
+}
+
+/** The plain-text view of an inspect report. */
+export function inspectTable(report: InspectReport): string {
+  const count = report.tensors.length;
+  const lines = [
+    `${printable(report.file)}: ${report.format}, ${count} tensor${count === 1 ? '' : 's'}, ${formatBytes(report.size)}`,
+  ];
+  if (count > 0) {
+    const rows = report.tensors.map((t) => {
+      const notes = [
+        t.format_dtype,
+        t.fortran_order ? 'fortran order' : '',
+        t.byte_order === 'big' ? 'big-endian' : '',
+        t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
+      ].filter((x) => x !== '');
+      return [
+        t.name === null ? '-' : printable(t.name),
+        t.dtype,
+        `[${t.shape.join(', ')}]`,
+        String(t.nbytes),
+        t.offset === null ? '-' : String(t.offset),
+        notes.join(', '),
+      ];
+    });
+    const header = ['name', 'dtype', 'shape', 'bytes', 'offset', 'stored as'];
+    const widths = header.map((h, i) =>
+      Math.max(h.length, ...rows.map((r) => (r[i] as string).length)),
+    );
+    const right = new Set([3, 4]);
+    for (const row of [header, ...rows]) {
+      const cells = row.map((c, i) =>
+        right.has(i) ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number),
+      );
+      lines.push(`  ${cells.join('  ').trimEnd()}`);
+    }
+  }
+  return `${lines.join('\n')}\n${report.metadata === null ? '' : metadataLines(report.metadata)}`;
+}
