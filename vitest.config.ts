@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // workspace links, so `pnpm test` builds first.
 export default defineConfig({
   test: {
-    include: ['{packages,apps}/*/{src,test}/**/*.test.{ts,tsx}'],
+    include: ['{packages,apps}/*/{src,test}/**/*.test.{ts,tsx}', 'test/**/*.test.ts'],
     reporters: ['default', './scripts/summary-reporter.ts'],
     testTimeout: 30_000,
   },
