@@ -1,0 +1,67 @@
+// Deterministic inputs for the workloads, .npy files for the peers, and output digests.
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { createTensor } from '../../packages/core/dist/index.js';
+import { encodeNpyHeader } from '../../packages/io/dist/index.js';
+
+/** xorshift32: the same seed gives the same tensors on every machine and every run. */
+export function rng(seed) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return s >>> 0;
+  };
+}
+
+/**
+ * Random 32-bit patterns, whatever the dtype: float data then holds NaNs with payloads,
+ * signalling NaNs, -0 and subnormals, so every peer must copy bits, not values, to verify.
+ */
+export function randomBits(dtype, shape, seed) {
+  const t = createTensor(dtype, shape);
+  const words = new Uint32Array(t.data.buffer, t.data.byteOffset, t.data.byteLength >>> 2);
+  const next = rng(seed);
+  for (let i = 0; i < words.length; i++) words[i] = next();
+  return t;
+}
+
+/** int64 indices uniform in [0, bound) (bound < 2^32): low words random, high words zero. */
+export function randomInt64(shape, bound, seed) {
+  const t = createTensor('int64', shape);
+  const words = new Uint32Array(t.data.buffer, t.data.byteOffset, t.data.byteLength >>> 2);
+  const next = rng(seed);
+  for (let i = 0; i < words.length; i += 2) words[i] = next() % bound;
+  return t;
+}
+
+/** int32 values uniform in [lo, hi). */
+export function randomInt32(shape, lo, hi, seed) {
+  const t = createTensor('int32', shape);
+  const v = new Int32Array(t.data.buffer, t.data.byteOffset, t.data.byteLength >>> 2);
+  const next = rng(seed);
+  for (let i = 0; i < v.length; i++) v[i] = lo + (next() % (hi - lo));
+  return t;
+}
+
+export function writeNpy(path, tensor) {
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, encodeNpyHeader(tensor));
+    // writeSync caps one call at 2 GiB; loop for the large ones.
+    for (let off = 0; off < tensor.data.byteLength; ) {
+      off += writeSync(fd, tensor.data, off, Math.min(1 << 30, tensor.data.byteLength - off));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function sha256(bytes) {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function bytesOf(typed) {
+  return new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+}

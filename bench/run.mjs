@@ -1,0 +1,374 @@
+// `pnpm bench` (= turbo run build && node bench/run.mjs): tensorops' kernels next to a warm
+// memcpy of the same output size and next to numpy and onnxruntime-node, on the workloads of
+// issue 7. See docs/performance.md.
+//
+//   node bench/run.mjs [W1 W2 ...] [--quick] [--runs N] [--warmup N] [--thp]
+//                      [--no-numpy] [--no-ort] [--no-install] [--json FILE]
+//
+// Every peer's output is compared with tensorops' (sha256 of the bytes, and the shape) before
+// its time is reported; a mismatch is printed in place of the figure and makes the exit code 1.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sha256, writeNpy } from './lib/data.mjs';
+import { fileToFile, THP_TUNABLE, withThp } from './lib/file-to-file.mjs';
+import { PYTHON, probeNumpy, runNumpy } from './lib/numpy.mjs';
+import { loadOrt, ORT_VERSION, ortSession } from './lib/ort.mjs';
+import { gbps, gc, timeMemcpy, timeRuns, timeRunsAsync } from './lib/timing.mjs';
+import { WORKLOADS } from './lib/workloads.mjs';
+
+const USAGE =
+  'usage: node bench/run.mjs [W1..W8 ...] [--quick] [--runs N] [--warmup N] [--thp] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
+
+function parseArgs(argv) {
+  const o = {
+    ids: [],
+    quick: false,
+    thp: false,
+    numpy: true,
+    ort: true,
+    install: true,
+    json: null,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const num = () => {
+      const v = Number(argv[++i]);
+      if (!Number.isInteger(v) || v < 1) throw new Error(`${a} needs a positive integer`);
+      return v;
+    };
+    if (/^W[1-8]$/i.test(a)) o.ids.push(a.toUpperCase());
+    else if (a === '--quick') o.quick = true;
+    else if (a === '--thp') o.thp = true;
+    else if (a === '--runs') o.runs = num();
+    else if (a === '--warmup') o.warmup = num();
+    else if (a === '--no-numpy') o.numpy = false;
+    else if (a === '--no-ort') o.ort = false;
+    else if (a === '--no-install') o.install = false;
+    else if (a === '--json') o.json = argv[++i];
+    else if (a === '--help' || a === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else throw new Error(`unknown argument ${a}\n${USAGE}`);
+  }
+  if (o.ids.length === 0) o.ids = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8'];
+  o.runs ??= o.quick ? 3 : 7;
+  o.warmup ??= o.quick ? 1 : 2;
+  return o;
+}
+
+/** The built packages; a missing dist or export leaves a hole, reported as "n/a (not built)". */
+async function loadApi() {
+  const api = {};
+  for (const [key, path] of [
+    ['core', '../packages/core/dist/index.js'],
+    ['gatherTree', '../packages/gather-tree/dist/index.js'],
+  ]) {
+    try {
+      api[key] = await import(path);
+    } catch {
+      api[key] = null;
+    }
+  }
+  return api;
+}
+
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: bench scripts run outside turbo's tasks
+const thpActive = () => (process.env.GLIBC_TUNABLES ?? '').includes(THP_TUNABLE);
+
+function machine(numpyVersion, ortVersion) {
+  const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '?';
+  let thp = '?';
+  try {
+    thp = /\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))[1];
+  } catch {}
+  return {
+    cpu,
+    cores: availableParallelism(),
+    node: process.version,
+    numpy: numpyVersion ?? 'absent',
+    onnxruntime: ortVersion ?? 'absent',
+    thp,
+    nodeMallocHugePages: thpActive(),
+  };
+}
+
+const fmt = (x, d = 2) => (x === undefined || x === null || Number.isNaN(x) ? '' : x.toFixed(d));
+
+/**
+ * One kernel workload in two modes: "fresh" (each call allocates its output: gather(),
+ * np.take(...), session.run) and "out" (each call writes a warm preallocated output:
+ * runGatherPlan(planGather(...), src, dst), np.take(..., out=), session.run with a preallocated
+ * output tensor). Ratios compare like with like.
+ */
+async function runKernel(w, opts, ctx) {
+  const size = w.sizes[opts.quick ? 'quick' : 'full'];
+  const row = { id: w.id, title: w.title(size), notes: [], fresh: {}, out: {} };
+  const kernel = w.kernel(ctx.api);
+  if (!kernel) {
+    row.na = 'n/a (not built)';
+    return row;
+  }
+  const x = w.make(size);
+  const first = kernel(x);
+  const outBytes = first.data.byteLength;
+  const digest = sha256(first.data);
+  const shape = first.shape.join();
+  row.outMB = outBytes / 2 ** 20;
+  const t = { runs: opts.runs, warmup: opts.warmup };
+  const mismatch = (who) => {
+    row.notes.push(`${who}: OUTPUT DIFFERS from tensorops gather(); figure dropped`);
+    ctx.failed = true;
+  };
+  gc();
+  row.fresh.ours = timeRuns(() => kernel(x), t).ms;
+  row.memcpy = timeMemcpy(outBytes, t).ms;
+
+  const into = w.into(ctx.api);
+  if (into) {
+    const dst = new Uint8Array(outBytes);
+    into(x, dst);
+    if (sha256(dst) !== digest) mismatch('tensorops into a preallocated output');
+    else row.out.ours = timeRuns(() => into(x, dst), t).ms;
+  }
+
+  const best = (mode, peer, name, ms) => {
+    const m = row[mode];
+    if (m[peer] === undefined || ms < m[peer]) {
+      m[peer] = ms;
+      m[`${peer}Variant`] = name;
+    }
+  };
+
+  if (ctx.numpy.version) {
+    const tensors = Object.entries(x).filter(([, v]) => v?.data instanceof Uint8Array);
+    for (const [name, tensor] of tensors) writeNpy(join(ctx.dir, `${name}.npy`), tensor);
+    const r = runNumpy({ ...w.numpy, dir: ctx.dir, runs: opts.runs, warmup: opts.warmup });
+    for (const [name] of tensors) rmSync(join(ctx.dir, `${name}.npy`), { force: true });
+    if (r.error) row.notes.push(r.error);
+    for (const v of r.variants ?? []) {
+      if (v.sha256 !== digest || v.shape.join() !== shape) {
+        mismatch(`numpy ${v.name}`);
+        continue;
+      }
+      row.notes.push(`numpy ${v.name}: ${fmt(v.ms, 1)} ms`);
+      best(v.mode, 'numpy', v.name, v.ms);
+    }
+  }
+
+  if (ctx.ort.ort && w.ort) {
+    const spec = w.ort(x);
+    try {
+      const s = await ortSession(ctx.ort.ort, {
+        op: spec.op,
+        attrs: spec.attrs,
+        inputs: spec.inputs ?? { data: x.data, indices: x.indices },
+        outShape: first.shape,
+        outDtype: first.dtype,
+      });
+      if (spec.note) row.notes.push(`onnxruntime: ${spec.note}`);
+      const dst = new Uint8Array(outBytes);
+      const variants = [
+        ['fresh', 'session.run', () => s.run()],
+        ['out', 'session.run into a preallocated output', () => s.runInto(dst)],
+      ];
+      for (const [mode, name, fn] of variants) {
+        if (sha256(await fn()) !== digest) {
+          mismatch(`onnxruntime ${name}`);
+          continue;
+        }
+        const ms = (await timeRunsAsync(fn, t)).ms;
+        row.notes.push(`onnxruntime ${name}: ${fmt(ms, 1)} ms`);
+        best(mode, 'ort', name, ms);
+      }
+      await s.release();
+    } catch (e) {
+      row.notes.push(`onnxruntime failed: ${String(e.message).split('\n')[0]}`);
+    }
+  }
+  return row;
+}
+
+function printTable(head, body) {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
+  const line = (cells) =>
+    `| ${head.map((_, i) => (i === 0 ? (cells[i] ?? '').padEnd(widths[i]) : (cells[i] ?? '').padStart(widths[i]))).join(' | ')} |`;
+  console.log(line(head));
+  console.log(
+    `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`,
+  );
+  for (const r of body) console.log(line(r));
+}
+
+function printKernelTable(rows) {
+  const head = [
+    'workload',
+    'output',
+    'MB',
+    'ours ms',
+    'ours GB/s',
+    'memcpy GB/s',
+    'ours/memcpy',
+    'numpy ms',
+    'vs numpy',
+    'ort ms',
+    'vs ort',
+  ];
+  const body = [];
+  for (const r of rows) {
+    if (r.na) {
+      body.push([r.id, r.na]);
+      continue;
+    }
+    const bytes = r.outMB * 2 ** 20;
+    const memcpyGbps = gbps(bytes, r.memcpy);
+    for (const mode of ['fresh', 'out']) {
+      const m = r[mode];
+      if (m.ours === undefined) continue;
+      const g = gbps(bytes, m.ours);
+      body.push([
+        r.id,
+        mode === 'fresh' ? 'fresh' : 'prealloc',
+        fmt(r.outMB, 0),
+        fmt(m.ours, 1),
+        fmt(g),
+        fmt(memcpyGbps),
+        fmt(g / memcpyGbps),
+        fmt(m.numpy, 1),
+        m.numpy ? `${fmt(m.numpy / m.ours)}x` : '',
+        fmt(m.ort, 1),
+        m.ort ? `${fmt(m.ort / m.ours)}x` : '',
+      ]);
+    }
+  }
+  printTable(head, body);
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  if (opts.thp && !thpActive()) {
+    // glibc reads its tunables at start-up only: run this script again with the tunable set.
+    const env = withThp(process.env);
+    const script = fileURLToPath(import.meta.url);
+    const r = spawnSync(process.execPath, [script, ...process.argv.slice(2)], {
+      stdio: 'inherit',
+      env,
+    });
+    process.exitCode = r.status ?? 1;
+    return;
+  }
+  const api = await loadApi();
+  const numpy = opts.numpy ? probeNumpy() : { skip: 'disabled (--no-numpy)' };
+  const kernelIds = opts.ids.filter((id) => id !== 'W8');
+  const ort = !opts.ort
+    ? { skip: 'disabled (--no-ort)' }
+    : kernelIds.length
+      ? loadOrt({ install: opts.install })
+      : { skip: 'not needed' };
+  const env = machine(
+    numpy.version,
+    ort.ort ? ORT_VERSION : kernelIds.length ? 'absent' : 'not used',
+  );
+  console.log(
+    `tensorops bench${opts.quick ? ' --quick' : ''}: ${env.cpu}, ${env.cores} cores, node ${env.node}, numpy ${env.numpy}, onnxruntime-node ${env.onnxruntime} (1 thread); kernel THP ${env.thp}, node malloc huge pages ${env.nodeMallocHugePages ? `on (GLIBC_TUNABLES=${THP_TUNABLE})` : 'off'}; median of ${opts.runs} runs after ${opts.warmup} warm-up`,
+  );
+  if (numpy.skip) console.log(`numpy peer skipped: ${numpy.skip}`);
+  if (ort.skip && kernelIds.length) console.log(`onnxruntime peer skipped: ${ort.skip}`);
+
+  const dir = mkdtempSync(join(tmpdir(), 'tensorops-bench-'));
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  process.on('SIGINT', () => {
+    cleanup();
+    process.exit(130);
+  });
+  const ctx = { api, numpy, ort, dir, failed: false };
+  const rows = [];
+  let w8;
+  try {
+    for (const id of kernelIds) {
+      const w = WORKLOADS.find((x) => x.id === id);
+      process.stderr.write(`bench: ${w.id} ${w.title(w.sizes[opts.quick ? 'quick' : 'full'])}\n`);
+      rows.push(await runKernel(w, opts, ctx));
+      gc();
+    }
+    if (opts.ids.includes('W8')) {
+      try {
+        w8 = await runFileToFile(opts, ctx);
+      } catch (e) {
+        // e.g. apps/cli/dist not built: the kernel table is still worth printing
+        w8 = { error: String(e.message).split('\n')[0] };
+        ctx.failed = true;
+      }
+    }
+  } finally {
+    cleanup();
+  }
+
+  console.log('');
+  if (rows.length) {
+    printKernelTable(rows);
+    console.log(
+      '\nfresh: every call allocates its output (gather(), np.take(...), session.run); prealloc: every call writes a warm preallocated output (runGatherPlan(planGather(...), src, dst), np.take(..., out=), session.run with an output tensor). ms: median of the whole call, index checks included. GB/s: output bytes / ms. vs X: X ms / ours ms (> 1: tensorops is faster); X = the fastest verified variant of that mode.',
+    );
+    for (const r of rows) {
+      const best = [
+        r.fresh.numpyVariant && `numpy: ${r.fresh.numpyVariant}`,
+        r.out.numpyVariant && `numpy prealloc: ${r.out.numpyVariant}`,
+      ].filter(Boolean);
+      console.log(`${r.id} ${r.title}${best.length ? ` (best ${best.join('; ')})` : ''}`);
+      for (const n of r.notes) console.log(`    ${n}`);
+    }
+  }
+  if (w8) printW8(w8);
+  if (opts.json) {
+    writeFileSync(opts.json, `${JSON.stringify({ env, opts, rows, w8 }, null, 2)}\n`);
+  }
+  if (ctx.failed) {
+    console.log(
+      '\nFAILED: a peer produced different output (its figures are dropped) or W8 failed.',
+    );
+    process.exitCode = 1;
+  }
+}
+
+async function runFileToFile(opts, ctx) {
+  const w1 = WORKLOADS.find((x) => x.id === 'W1');
+  const size = w1.sizes[opts.quick ? 'quick' : 'full'];
+  process.stderr.write(`bench: W8 file to file, ${w1.title(size)}\n`);
+  let x = w1.make(size);
+  writeNpy(join(ctx.dir, 'data.npy'), x.data);
+  writeNpy(join(ctx.dir, 'indices.npy'), x.indices);
+  x = undefined;
+  gc();
+  const runs = opts.quick ? 2 : Math.min(opts.runs, 5);
+  const r = await fileToFile({ dir: ctx.dir, runs, python: ctx.numpy.version ? PYTHON : null });
+  if (r.verified === false) ctx.failed = true;
+  return { ...r, runs, title: w1.title(size) };
+}
+
+function printW8(r) {
+  if (r.error) {
+    console.log(`\nW8 failed: ${r.error}`);
+    return;
+  }
+  console.log(
+    `\nW8 file to file, whole process: ${r.title} as .npy files; median of ${r.runs} runs after 1 warm-up`,
+  );
+  const body = r.procs.map((p) => [
+    p.label,
+    p.verified ? fmt(p.ms, 0) : 'OUTPUT DIFFERS',
+    fmt(p.rssMB, 0),
+    r.numpy && p !== r.numpy && p.verified ? `${fmt(p.ms / r.numpy.ms)}x` : '',
+    r.numpy && p !== r.numpy && p.verified ? `${fmt(p.rssMB / r.numpy.rssMB)}x` : '',
+  ]);
+  printTable(['process', 'wall ms', 'peak RSS MB', 'wall / numpy', 'RSS / numpy'], body);
+}
+
+try {
+  await main();
+} catch (e) {
+  console.error(`bench: ${e.stack}`);
+  process.exitCode = 2;
+}
