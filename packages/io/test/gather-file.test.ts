@@ -93,7 +93,8 @@ const caseArb = fc
     seed: fc.integer(),
     oob: fc.constantFrom('error' as const, 'zero' as const),
     chunkBytes: fc.integer({ min: 1, max: 300 }),
-    mode: fc.constantFrom('auto' as const, 'ranged' as const, 'scan' as const),
+    windowBytes: fc.integer({ min: 1, max: 300 }),
+    mode: fc.constantFrom('auto' as const, 'ranged' as const, 'scan' as const, 'sweep' as const),
     container: fc.constantFrom<Container>(
       'npy',
       'npy-be',
@@ -165,9 +166,12 @@ describe('gatherFromFile', () => {
             {
               ...options,
               chunkBytes: c.chunkBytes,
+              windowBytes: c.windowBytes,
               mode: c.mode,
             },
           );
+          if (c.mode !== 'auto' && !c.container.startsWith('npz-deflate'))
+            expect(s.mode).toBe(c.mode);
           expect(s.dtype).toBe(expected.dtype);
           expect(s.shape).toEqual(expected.shape);
           const got = await collectCopies(s, c.reuse);
@@ -176,11 +180,11 @@ describe('gatherFromFile', () => {
           await file.close();
         }
       }),
-      { numRuns: 400 },
+      { numRuns: 600 },
     );
   });
 
-  it('reads real files the same way (both strategies, every rangeable container)', async () => {
+  it('reads real files the same way (every strategy, every rangeable container)', async () => {
     const data = tensorFrom(
       'float32',
       [50, 7],
@@ -188,14 +192,14 @@ describe('gatherFromFile', () => {
     );
     const indices = tensorFrom('int32', [4, 2], [3, 4, 49, 0, -1, 10, 11, 12]);
     for (const container of ['npy', 'npy-be', 'safetensors', 'npz-stored'] as const) {
-      for (const mode of ['ranged', 'scan'] as const) {
+      for (const mode of ['ranged', 'scan', 'sweep'] as const) {
         for (const axis of [0, 1]) {
           const idx = axis === 0 ? indices : tensorFrom('int32', [3], [6, 0, -7]);
           const file = await fileOf(data, container, true);
           const stored = file.get(container.startsWith('npy') ? undefined : 'x');
           expect(stored.offset).not.toBeNull();
           const got = await collectStream(
-            gatherFromFile(file, stored, idx, { axis, mode, chunkBytes: 64 }),
+            gatherFromFile(file, stored, idx, { axis, mode, chunkBytes: 64, windowBytes: 100 }),
           );
           await file.close();
           expect(Buffer.from(got.data).equals(Buffer.from(gather(data, idx, { axis }).data))).toBe(
@@ -241,8 +245,60 @@ describe('gatherFromFile', () => {
         ),
       ),
     );
-    const s = gatherFromFile(file, file.get(), tensorFrom('int32', [1], [999]));
-    await expect(collectStream(s)).rejects.toThrow(`${path}: data truncated`);
+    for (const mode of ['ranged', 'scan', 'sweep'] as const) {
+      const s = gatherFromFile(file, file.get(), tensorFrom('int32', [1], [999]), { mode });
+      await expect(collectStream(s)).rejects.toThrow(`${path}: data truncated`);
+    }
+    await file.close();
+  });
+
+  it('picks the strategy by cost: ranged for few picks, scan or sweep for dense ones', async () => {
+    const rows = 65536;
+    const data = createTensor('uint8', [rows, 16]);
+    for (let i = 0; i < data.data.length; i++) data.data[i] = (i * 7 + (i >> 8)) & 255;
+    const file = await fileOf(data, 'npy', true);
+    const picks = (n: number, span: number) => {
+      const next = rand(n + span);
+      return tensorFrom(
+        'int32',
+        [n],
+        Array.from({ length: n }, () => Math.floor(next() * span)),
+      );
+    };
+    const cases = [
+      // 3 reads of 16 bytes cost less than reading 1 MiB
+      { indices: picks(3, rows), options: {}, mode: 'ranged' },
+      // 50 000 scattered reads: one sequential read of the whole tensor is cheaper
+      { indices: picks(50000, rows), options: {}, mode: 'scan' },
+      // the same picks from the first 4096 rows only: one 64 KiB window instead of 1 MiB
+      { indices: picks(50000, 4096), options: { windowBytes: 64 << 10 }, mode: 'sweep' },
+    ] as const;
+    for (const { indices, options, mode } of cases) {
+      const s = gatherFromFile(file, file.get(), indices, options);
+      expect(s.mode).toBe(mode);
+      const got = await collectStream(s);
+      expect(Buffer.from(got.data).equals(Buffer.from(gather(data, indices).data))).toBe(true);
+    }
+    await file.close();
+  });
+
+  it('can be left early: no read is left running and nothing is reported unhandled', async () => {
+    const data = createTensor('int32', [1000, 4]);
+    for (let i = 0; i < data.data.length; i++) data.data[i] = i & 255;
+    const file = await fileOf(data, 'npy', true);
+    const indices = tensorFrom(
+      'int32',
+      [500],
+      Array.from({ length: 500 }, (_, i) => (i * 37) % 1000),
+    );
+    const expected = gather(data, indices).data;
+    for (const mode of ['ranged', 'scan', 'sweep'] as const) {
+      const s = gatherFromFile(file, file.get(), indices, { mode, chunkBytes: 256 });
+      for await (const chunk of s.chunks({ reuse: true })) {
+        expect(Buffer.from(chunk).equals(Buffer.from(expected.subarray(0, 256)))).toBe(true);
+        break;
+      }
+    }
     await file.close();
   });
 });

@@ -1,4 +1,9 @@
-export { type FileGatherOptions, gatherFromFile } from './gather-file.js';
+export {
+  type FileGatherMode,
+  type FileGatherOptions,
+  type FileGatherStream,
+  gatherFromFile,
+} from './gather-file.js';
 export { readNpyFile } from './npy-file.js';
 export {
   MAX_STREAM_BYTES,
