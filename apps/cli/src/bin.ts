@@ -21,7 +21,10 @@ for (const [signal, code] of [
 
 // exitCode, not process.exit(): exiting right after a large stdout write truncates piped output.
 process.exitCode = await run(process.argv.slice(2), {
-  stdin: process.stdin,
+  // A getter: touching process.stdin sets up a stream (~1 ms) that most runs never read.
+  get stdin() {
+    return process.stdin;
+  },
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,
