@@ -140,6 +140,8 @@ export function gatherElements(
   indices: Tensor,
   options: GatherElementsOptions = {},
 ): Tensor {
+  const fused = gatherElementsFused(data, indices, options);
+  if (fused !== null) return fused;
   const plan = planGatherElements(data, indices, options);
   const out = createTensor(data.dtype, plan.outShape);
   if (out.data.byteLength > 0) runGatherElementsPlan(plan, data.data, out.data);
@@ -161,8 +163,42 @@ export function runGatherElementsPlan(
   const words = itemBytes / width;
   const s = wordView(src, width);
   const d = wordView(dst, width);
-  if (plan.inner === 1) copyInner1(plan, src, s, d, words);
-  else copyTiled(plan, s, d, words, tileLength(plan));
+  // The copy loops take the plan's fields as arguments, not the plan: optimised code that reads
+  // a field of an object literal depends on the literal's hidden class, which a full GC between
+  // two calls can collect; the code is then thrown away and every call re-optimises (seen with
+  // --trace-deopt as 'weak objects' deopts, 1.5-4x slower calls under the bench's GC-per-call).
+  const { outer, axisLength, inner, axisSize, axisStride, outerOffsets, innerOffsets, positions } =
+    plan;
+  if (inner === 1) {
+    copyInner1(
+      outer,
+      axisLength,
+      axisSize,
+      axisStride,
+      itemBytes,
+      outerOffsets,
+      positions,
+      src,
+      s,
+      d,
+      words,
+    );
+  } else {
+    const tile = tileLength(axisSize, itemBytes);
+    copyTiled(
+      outer,
+      axisLength,
+      inner,
+      axisStride,
+      outerOffsets,
+      innerOffsets,
+      positions,
+      s,
+      d,
+      words,
+      tile,
+    );
+  }
 }
 
 /** Data rows up to this size are read whole before gathering from them: they stay in cache. */
@@ -198,13 +234,18 @@ function copyLongElements(plan: GatherElementsPlan, src: Uint8Array, dst: Uint8A
  * too large to stay cached or has more cache lines than the output row reads elements.
  */
 function copyInner1(
-  plan: GatherElementsPlan,
+  outer: number,
+  axisLength: number,
+  axisSize: number,
+  axisStride: number,
+  itemBytes: number,
+  outerOffsets: Int32Array | Float64Array,
+  positions: Int32Array | Float64Array,
   bytes: Uint8Array,
   src: WordView,
   dst: WordView,
   words: number,
 ): void {
-  const { outer, axisLength, axisSize, axisStride, itemBytes, outerOffsets, positions } = plan;
   const rowBytes = axisSize * axisStride * itemBytes;
   const touch =
     rowBytes <= TOUCH_ROW_MAX_BYTES && rowBytes <= axisLength * CACHE_LINE_BYTES && rowBytes > 0;
@@ -214,6 +255,41 @@ function copyInner1(
     if (touch) touchRange(bytes, base * itemBytes, base * itemBytes + rowBytes);
     const end = d + axisLength;
     if (words === 1) {
+      // Eight loads before eight stores so that eight misses overlap, as Gather's copyWords1;
+      // `(p0 | ... | p7) >= 0` proves none is ZERO_FILL.
+      for (; d + 8 <= end; d += 8) {
+        const p0 = positions[d] as number;
+        const p1 = positions[d + 1] as number;
+        const p2 = positions[d + 2] as number;
+        const p3 = positions[d + 3] as number;
+        const p4 = positions[d + 4] as number;
+        const p5 = positions[d + 5] as number;
+        const p6 = positions[d + 6] as number;
+        const p7 = positions[d + 7] as number;
+        if ((p0 | p1 | p2 | p3 | p4 | p5 | p6 | p7) < 0) {
+          for (let k = d; k < d + 8; k++) {
+            const p = positions[k] as number;
+            if (p !== ZERO_FILL) dst[k] = src[base + p * axisStride] as number;
+          }
+          continue;
+        }
+        const w0 = src[base + p0 * axisStride] as number;
+        const w1 = src[base + p1 * axisStride] as number;
+        const w2 = src[base + p2 * axisStride] as number;
+        const w3 = src[base + p3 * axisStride] as number;
+        const w4 = src[base + p4 * axisStride] as number;
+        const w5 = src[base + p5 * axisStride] as number;
+        const w6 = src[base + p6 * axisStride] as number;
+        const w7 = src[base + p7 * axisStride] as number;
+        dst[d] = w0;
+        dst[d + 1] = w1;
+        dst[d + 2] = w2;
+        dst[d + 3] = w3;
+        dst[d + 4] = w4;
+        dst[d + 5] = w5;
+        dst[d + 6] = w6;
+        dst[d + 7] = w7;
+      }
       for (; d < end; d++) {
         const p = positions[d] as number;
         if (p !== ZERO_FILL) dst[d] = src[base + p * axisStride] as number;
@@ -235,10 +311,10 @@ function copyInner1(
  * row along the axis, so its data (axisSize x tile items) stays in cache while every output row
  * takes from it. At least a cache line, so each tile still reads whole lines.
  */
-function tileLength(plan: GatherElementsPlan): number {
-  const rowBytes = plan.axisSize * plan.itemBytes;
+function tileLength(axisSize: number, itemBytes: number): number {
+  const rowBytes = axisSize * itemBytes;
   const fit = Math.floor(TILE_BYTES / Math.max(rowBytes, 1));
-  return Math.max(fit, Math.ceil(CACHE_LINE_BYTES / plan.itemBytes), 1);
+  return Math.max(fit, Math.ceil(CACHE_LINE_BYTES / itemBytes), 1);
 }
 
 /**
@@ -249,13 +325,18 @@ function tileLength(plan: GatherElementsPlan): number {
  * which is the plain walk.
  */
 function copyTiled(
-  plan: GatherElementsPlan,
+  outer: number,
+  axisLength: number,
+  inner: number,
+  axisStride: number,
+  outerOffsets: Int32Array | Float64Array,
+  innerOffsets: Int32Array | Float64Array | null,
+  positions: Int32Array | Float64Array,
   src: WordView,
   dst: WordView,
   words: number,
   tile: number,
 ): void {
-  const { outer, axisLength, inner, axisStride, outerOffsets, innerOffsets, positions } = plan;
   for (let o = 0; o < outer; o++) {
     const base = outerOffsets[o] as number;
     const first = o * axisLength * inner;
@@ -280,4 +361,284 @@ function copyTiled(
       }
     }
   }
+}
+
+/**
+ * gatherElements with the index decoding fused into the copy, for the common case: int32/int64
+ * indices, oob 'error', one-word elements, a data tensor under 2^31 elements and inner dims equal
+ * to data's. It reads each index where the copy needs it instead of decoding all of them into a
+ * positions array first: for [4096, 4096] that array is 64 MB of fresh pages, written once and
+ * read once, and measured as more than half of the whole call (docs/performance.md).
+ * The output is a fresh buffer that nobody sees until this returns, so an out-of-range index may
+ * stop the copy midway: decodeIndices then runs over all the indices to throw the same error (the
+ * first offending index in C order) as the planned path. Returns null when the case is not covered.
+ */
+export function gatherElementsFused(
+  data: Tensor,
+  indices: Tensor,
+  options: GatherElementsOptions,
+): Tensor | null {
+  if ((options.oob ?? 'error') !== 'error') return null;
+  if (indices.dtype !== 'int64' && indices.dtype !== 'int32') return null;
+  const r = data.shape.length;
+  if (r === 0 || indices.shape.length !== r) return null;
+  const axis = normalizeAxis(options.axis ?? 0, r, 'GatherElements');
+  for (let i = 0; i < r; i++) {
+    const n = indices.shape[i] as number;
+    const m = data.shape[i] as number;
+    if (i === axis ? false : i < axis ? n > m : n !== m) return null;
+  }
+  if (sizeBetween(data.shape, 0) > 0x7fffffff) return null;
+  const out = createTensor(data.dtype, indices.shape);
+  const itemBytes = dtypeSize(data.dtype);
+  const width = wordWidth(itemBytes, data.data, out.data);
+  if (itemBytes !== width || out.data.byteLength === 0) return null;
+  if (indices.data.byteOffset % 4 !== 0) return null;
+  const idx = new Int32Array(
+    indices.data.buffer,
+    indices.data.byteOffset,
+    indices.data.byteLength >>> 2,
+  );
+  const strides = stridesOf(data.shape);
+  const outer = sizeBetween(indices.shape, 0, axis);
+  const axisLength = indices.shape[axis] as number;
+  const inner = sizeBetween(indices.shape, axis + 1);
+  const axisSize = data.shape[axis] as number;
+  const axisStride = strides[axis] as number;
+  const outerOffsets = offsetTable(indices.shape.slice(0, axis), strides.slice(0, axis), false);
+  const src = wordView(data.data, width);
+  const dst = wordView(out.data, width);
+  const wide = indices.dtype === 'int64';
+  // Plain arguments, not an object: see runGatherElementsPlan.
+  const ok =
+    inner === 1
+      ? fusedInner1(
+          outer,
+          axisLength,
+          axisSize,
+          axisStride,
+          outerOffsets,
+          data.data,
+          idx,
+          wide,
+          src,
+          dst,
+        )
+      : fusedTiled(
+          outer,
+          axisLength,
+          inner,
+          axisSize,
+          axisStride,
+          outerOffsets,
+          idx,
+          wide,
+          src,
+          dst,
+          tileLength(axisSize, itemBytes),
+        );
+  if (!ok) {
+    // Throws the planned path's error; the fallback below is never reached in practice.
+    planGatherElements(data, indices, options);
+    return null;
+  }
+  return out;
+}
+
+/**
+ * copyInner1 reading int32 (wide = false) or int64 (wide = true, as int32 pairs) indices in place.
+ * Eight indices are checked and eight loads issued before their stores, so eight cache misses
+ * overlap (as Gather's copyWords1). An index is valid when its high word is the sign extension of
+ * its low word (it fits in int32) and `p = lo + (lo < 0 ? bound : 0)` is in [0, bound), which
+ * `(bound - 1 - p) | p` tests with one sign bit. Returns false at the first group holding an
+ * invalid index.
+ */
+function fusedInner1(
+  outer: number,
+  axisLength: number,
+  axisSize: number,
+  axisStride: number,
+  outerOffsets: Int32Array | Float64Array,
+  bytes: Uint8Array,
+  idx: Int32Array,
+  wide: boolean,
+  src: WordView,
+  dst: WordView,
+): boolean {
+  const itemBytes = bytes.byteLength / src.length;
+  const rowBytes = axisSize * axisStride * itemBytes;
+  const touch =
+    rowBytes <= TOUCH_ROW_MAX_BYTES && rowBytes <= axisLength * CACHE_LINE_BYTES && rowBytes > 0;
+  const bound = axisSize;
+  const last = bound - 1;
+  const step = wide ? 2 : 1;
+  let d = 0;
+  for (let o = 0; o < outer; o++) {
+    const base = outerOffsets[o] as number;
+    if (touch) touchRange(bytes, base * itemBytes, base * itemBytes + rowBytes);
+    const end = d + axisLength;
+    for (; d + 8 <= end; d += 8) {
+      const i = d * step;
+      let lo0: number, lo1: number, lo2: number, lo3: number;
+      let lo4: number, lo5: number, lo6: number, lo7: number;
+      let hiBits = 0;
+      if (wide) {
+        lo0 = idx[i] as number;
+        lo1 = idx[i + 2] as number;
+        lo2 = idx[i + 4] as number;
+        lo3 = idx[i + 6] as number;
+        lo4 = idx[i + 8] as number;
+        lo5 = idx[i + 10] as number;
+        lo6 = idx[i + 12] as number;
+        lo7 = idx[i + 14] as number;
+        hiBits =
+          ((idx[i + 1] as number) ^ (lo0 >> 31)) |
+          ((idx[i + 3] as number) ^ (lo1 >> 31)) |
+          ((idx[i + 5] as number) ^ (lo2 >> 31)) |
+          ((idx[i + 7] as number) ^ (lo3 >> 31)) |
+          ((idx[i + 9] as number) ^ (lo4 >> 31)) |
+          ((idx[i + 11] as number) ^ (lo5 >> 31)) |
+          ((idx[i + 13] as number) ^ (lo6 >> 31)) |
+          ((idx[i + 15] as number) ^ (lo7 >> 31));
+      } else {
+        lo0 = idx[i] as number;
+        lo1 = idx[i + 1] as number;
+        lo2 = idx[i + 2] as number;
+        lo3 = idx[i + 3] as number;
+        lo4 = idx[i + 4] as number;
+        lo5 = idx[i + 5] as number;
+        lo6 = idx[i + 6] as number;
+        lo7 = idx[i + 7] as number;
+      }
+      const p0 = lo0 + ((lo0 >> 31) & bound);
+      const p1 = lo1 + ((lo1 >> 31) & bound);
+      const p2 = lo2 + ((lo2 >> 31) & bound);
+      const p3 = lo3 + ((lo3 >> 31) & bound);
+      const p4 = lo4 + ((lo4 >> 31) & bound);
+      const p5 = lo5 + ((lo5 >> 31) & bound);
+      const p6 = lo6 + ((lo6 >> 31) & bound);
+      const p7 = lo7 + ((lo7 >> 31) & bound);
+      const rangeBits =
+        (last - p0) |
+        (last - p1) |
+        (last - p2) |
+        (last - p3) |
+        (last - p4) |
+        (last - p5) |
+        (last - p6) |
+        (last - p7) |
+        p0 |
+        p1 |
+        p2 |
+        p3 |
+        p4 |
+        p5 |
+        p6 |
+        p7;
+      if (hiBits !== 0 || rangeBits < 0) return false;
+      const w0 = src[base + p0 * axisStride] as number;
+      const w1 = src[base + p1 * axisStride] as number;
+      const w2 = src[base + p2 * axisStride] as number;
+      const w3 = src[base + p3 * axisStride] as number;
+      const w4 = src[base + p4 * axisStride] as number;
+      const w5 = src[base + p5 * axisStride] as number;
+      const w6 = src[base + p6 * axisStride] as number;
+      const w7 = src[base + p7 * axisStride] as number;
+      dst[d] = w0;
+      dst[d + 1] = w1;
+      dst[d + 2] = w2;
+      dst[d + 3] = w3;
+      dst[d + 4] = w4;
+      dst[d + 5] = w5;
+      dst[d + 6] = w6;
+      dst[d + 7] = w7;
+    }
+    for (; d < end; d++) {
+      const p = fusedPosition(idx, d, wide, bound);
+      if (p < 0) return false;
+      dst[d] = src[base + p * axisStride] as number;
+    }
+  }
+  return true;
+}
+
+/** Position of output element d's index, or -1 when it is out of range (see fusedInner1). */
+function fusedPosition(idx: Int32Array, d: number, wide: boolean, bound: number): number {
+  const lo = idx[wide ? 2 * d : d] as number;
+  if (wide && (idx[2 * d + 1] as number) !== lo >> 31) return -1;
+  const p = lo + ((lo >> 31) & bound);
+  return p >= 0 && p < bound ? p : -1;
+}
+
+/** copyTiled reading int32/int64 indices in place (see fusedInner1); false at an invalid index. */
+function fusedTiled(
+  outer: number,
+  axisLength: number,
+  inner: number,
+  axisSize: number,
+  axisStride: number,
+  outerOffsets: Int32Array | Float64Array,
+  idx: Int32Array,
+  wide: boolean,
+  src: WordView,
+  dst: WordView,
+  tile: number,
+): boolean {
+  const bound = axisSize;
+  const last = bound - 1;
+  for (let o = 0; o < outer; o++) {
+    const base = outerOffsets[o] as number;
+    const first = o * axisLength * inner;
+    for (let j0 = 0; j0 < inner; j0 += tile) {
+      const j1 = Math.min(inner, j0 + tile);
+      for (let a = 0, row = first; a < axisLength; a++, row += inner) {
+        let j = j0;
+        const from = base + j0;
+        for (; j + 4 <= j1; j += 4) {
+          const d = row + j;
+          let lo0: number, lo1: number, lo2: number, lo3: number;
+          let hiBits = 0;
+          if (wide) {
+            const i = 2 * d;
+            lo0 = idx[i] as number;
+            lo1 = idx[i + 2] as number;
+            lo2 = idx[i + 4] as number;
+            lo3 = idx[i + 6] as number;
+            hiBits =
+              ((idx[i + 1] as number) ^ (lo0 >> 31)) |
+              ((idx[i + 3] as number) ^ (lo1 >> 31)) |
+              ((idx[i + 5] as number) ^ (lo2 >> 31)) |
+              ((idx[i + 7] as number) ^ (lo3 >> 31));
+          } else {
+            lo0 = idx[d] as number;
+            lo1 = idx[d + 1] as number;
+            lo2 = idx[d + 2] as number;
+            lo3 = idx[d + 3] as number;
+          }
+          const p0 = lo0 + ((lo0 >> 31) & bound);
+          const p1 = lo1 + ((lo1 >> 31) & bound);
+          const p2 = lo2 + ((lo2 >> 31) & bound);
+          const p3 = lo3 + ((lo3 >> 31) & bound);
+          const rangeBits =
+            (last - p0) | (last - p1) | (last - p2) | (last - p3) | p0 | p1 | p2 | p3;
+          if (hiBits !== 0 || rangeBits < 0) return false;
+          const s = from + (j - j0);
+          const w0 = src[s + p0 * axisStride] as number;
+          const w1 = src[s + 1 + p1 * axisStride] as number;
+          const w2 = src[s + 2 + p2 * axisStride] as number;
+          const w3 = src[s + 3 + p3 * axisStride] as number;
+          dst[d] = w0;
+          dst[d + 1] = w1;
+          dst[d + 2] = w2;
+          dst[d + 3] = w3;
+        }
+        for (; j < j1; j++) {
+          const p = fusedPosition(idx, row + j, wide, bound);
+          if (p < 0) return false;
+          dst[row + j] = src[base + p * axisStride + j] as number;
+        }
+      }
+    }
+  }
+  return true;
 }

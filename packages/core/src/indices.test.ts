@@ -138,3 +138,46 @@ describe('alignedView', () => {
     expect(Array.from(copy)).toEqual([1, 2]);
   });
 });
+
+describe('decodeIndices: the one-bound fast paths agree with the general loop', () => {
+  // One bound takes decodeInt64Single / decodeNarrowSingle; the same bound twice takes the general
+  // per-element loop (period 2). Both must give the same positions, zero fills and first error.
+  const int64Values = [
+    0n,
+    9n,
+    -1n,
+    -10n,
+    10n,
+    -11n,
+    2n ** 32n,
+    2n ** 32n + 3n,
+    -(2n ** 32n) + 3n,
+    2n ** 31n,
+    -(2n ** 31n),
+    2n ** 63n - 1n,
+    -(2n ** 63n),
+  ];
+  it('int64 and int32: positions and ZERO_FILL under oob zero', () => {
+    for (const dtype of ['int64', 'int32'] as const) {
+      const values =
+        dtype === 'int64' ? int64Values : [0, 9, -1, -10, 10, -11, 2 ** 31 - 1, -(2 ** 31)];
+      const t = tensorFrom(dtype, [values.length], values);
+      const zero: IndexContext = { op: 'Gather', oob: 'zero' };
+      const fast = [...decodeIndices(t, [10], zero)];
+      expect(fast).toEqual([...decodeIndices(t, [10, 10], zero)]);
+      expect(fast.slice(0, 6)).toEqual([0, 9, 9, 0, ZERO_FILL, ZERO_FILL]);
+      expect(fast.slice(6).every((p) => p === ZERO_FILL)).toBe(true);
+    }
+  });
+  it('int64: the first offending value is reported whole, in both paths', () => {
+    for (let at = 0; at < int64Values.length; at++) {
+      const bad = int64Values[at] as bigint;
+      if (bad >= -10n && bad < 10n) continue;
+      const values = [1n, -2n, bad, 2n ** 40n];
+      const t = tensorFrom('int64', [2, 2], values);
+      const expected = `Gather: index ${bad} out of range [-10, 9] at indices[1,0]`;
+      expect(errorOf(() => decodeIndices(t, [10], ctx)).message).toBe(expected);
+      expect(errorOf(() => decodeIndices(t, [10, 10], ctx)).message).toBe(expected);
+    }
+  });
+});

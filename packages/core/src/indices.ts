@@ -61,11 +61,19 @@ export function decodeIndices(
     case 'int32':
     case 'uint32': {
       const src = narrowView(indices);
+      if (period === 1 && out instanceof Int32Array) {
+        decodeNarrowSingle(src, single, out, place);
+        return out;
+      }
       for (let i = 0; i < n; i++) place(i, src[i] as number);
       return out;
     }
     case 'int64': {
       const words = alignedView(indices.data, Int32Array);
+      if (period === 1 && out instanceof Int32Array) {
+        decodeInt64Single(words, single, out, place);
+        return out;
+      }
       for (let i = 0; i < n; i++) {
         const lo = (words[2 * i] as number) >>> 0;
         const hi = words[2 * i + 1] as number;
@@ -88,6 +96,49 @@ export function decodeIndices(
         'E_DTYPE',
         `${ctx.op}: indices must have an integer dtype, got ${indices.dtype}`,
       );
+  }
+}
+
+/**
+ * The common case of decodeIndices (one bound, Int32 positions), without a closure call per
+ * element: the closures' extra call and bound lookup cost ~10% of a 16M-index decode. Anything
+ * not plainly in range goes to `place`, which fills ZERO_FILL or throws the usual error, so the
+ * first offending index in C order is still the one reported.
+ */
+function decodeInt64Single(
+  words: Int32Array,
+  bound: number,
+  out: Int32Array,
+  place: (i: number, v: number) => void,
+): void {
+  const n = out.length;
+  for (let i = 0; i < n; i++) {
+    const lo = words[2 * i] as number;
+    const hi = words[2 * i + 1] as number;
+    // hi === lo >> 31: the value is the int32 lo (sign-extended), so it needs no float math.
+    if (hi === lo >> 31) {
+      const p = lo < 0 ? lo + bound : lo;
+      if (p >= 0 && p < bound) {
+        out[i] = p;
+        continue;
+      }
+    }
+    place(i, hi === 0 ? lo >>> 0 : hi === -1 ? (lo >>> 0) - TWO_32 : hi * TWO_32 + (lo >>> 0));
+  }
+}
+
+function decodeNarrowSingle(
+  src: IntArray,
+  bound: number,
+  out: Int32Array,
+  place: (i: number, v: number) => void,
+): void {
+  const n = out.length;
+  for (let i = 0; i < n; i++) {
+    const v = src[i] as number;
+    const p = v < 0 ? v + bound : v;
+    if (p >= 0 && p < bound) out[i] = p;
+    else place(i, v);
   }
 }
 
