@@ -10,6 +10,7 @@
 // measured with /usr/bin/time. Our help text is printable ASCII, whose width is its length, so
 // the wrapper answers that case and hands everything else to the real string-width.
 import { rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -39,6 +40,16 @@ const stringWidthFastPath = {
       resolveDir: yargsDir,
       loader: 'js',
     }));
+    // string-width makes an Intl.Segmenter when it is loaded: 5-8 ms of ICU set-up at every
+    // start, for text the fast path above never hands it. Make it on first use instead.
+    b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const eager = 'const segmenter = new Intl.Segmenter();';
+      if (!source.includes(eager)) throw new Error(`${args.path}: no '${eager}' to make lazy`);
+      const lazy =
+        'let eagerSegmenter; const segmenter = { segment: (text) => (eagerSegmenter ??= new Intl.Segmenter()).segment(text) };';
+      return { contents: source.replace(eager, lazy), loader: 'js' };
+    });
   },
 };
 
@@ -51,9 +62,9 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  // Node 20 has the regexp `v` flag; without this esbuild rewrites such literals (string-width's)
-  // into eager `new RegExp(...)` calls that compile Unicode-property sets at every start.
-  supported: { 'regexp-set-notation': true },
+  // Node 20 has regexp property escapes and the `v` flag; without this esbuild rewrites such
+  // literals (string-width's) into eager `new RegExp(...)` calls compiled at every start.
+  supported: { 'regexp-set-notation': true, 'regexp-unicode-property-escapes': true },
   minifySyntax: true,
   minifyWhitespace: true,
   sourcemap: true,

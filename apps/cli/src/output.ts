@@ -18,7 +18,6 @@ import {
 import { isStdio, usageError } from './args.js';
 import { type CliIO, writeAll } from './cli-io.js';
 import type { CommandResult } from './commands/command.js';
-import { emitBeams } from './output-beams.js';
 import { emitInspect } from './output-inspect.js';
 import { createProgress } from './ui/progress.js';
 
@@ -42,8 +41,10 @@ export async function emitResult(
       return emitTensor(result.tensor, result.label, options, io);
     case 'inspect':
       return emitInspect(result.report, options, io);
-    case 'beams':
+    case 'beams': {
+      const { emitBeams } = await import('./output-beams.js');
       return emitBeams(result.beams, options, io);
+    }
     case 'stream': {
       const progress = startProgress(result.label, result.stream.nbytes, options, io);
       try {

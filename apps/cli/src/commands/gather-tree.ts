@@ -1,8 +1,12 @@
-import { decodeBeams, gatherTree } from '@tensorops/gather-tree';
 import type { Argv } from 'yargs';
 import { usageError } from '../args.js';
 import { loadInputs } from '../inputs.js';
 import { type CommandSpec, examples, type ParsedArgs } from './command.js';
+
+/** Loaded on use: the bundle keeps it out of the start-up path of every other command. */
+function loadGatherTree() {
+  return import('@tensorops/gather-tree');
+}
 
 function withBeamInputs(y: Argv): Argv {
   return y
@@ -51,6 +55,7 @@ export const gatherTreeCommand: CommandSpec = {
   run: async (args, io) => {
     const endToken = endTokenOption(args.endToken);
     const [steps, parents, lengths] = await loadBeamInputs(args, io);
+    const { gatherTree } = await loadGatherTree();
     return {
       kind: 'tensor',
       tensor: gatherTree(steps, parents, lengths, endToken),
@@ -84,6 +89,7 @@ export const beamsCommand: CommandSpec = {
   run: async (args, io) => {
     const endToken = endTokenOption(args.endToken);
     const [steps, parents, lengths] = await loadBeamInputs(args, io);
+    const { decodeBeams } = await loadGatherTree();
     return {
       kind: 'beams',
       beams: decodeBeams(steps, parents, lengths, endToken, {
