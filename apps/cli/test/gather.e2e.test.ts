@@ -201,3 +201,53 @@ export async function resolve(specifier, context, next) {
     expect(modules).not.toMatch(/\/(ink|react|react-reconciler)\//);
   });
 });
+
+describe('tensorops: usage', () => {
+  it('with no arguments prints a short usage listing every command on stderr, exit 2', () => {
+    const r = tensorops([]);
+    expect(r.status).toBe(2);
+    expect(r.stdout.length).toBe(0);
+    expect(r.stderr.startsWith('usage: tensorops <command> [options]\n\n')).toBe(true);
+    for (const name of [
+      'gather',
+      'gather-elements',
+      'gather-nd',
+      'gather-tree',
+      'beams',
+      'inspect',
+      'convert',
+    ]) {
+      expect(r.stderr).toContain(`\n  tensorops ${name} `);
+    }
+    expect(r.stderr.endsWith("Run 'tensorops <command> --help' for options and examples.\n")).toBe(
+      true,
+    );
+  });
+
+  it('an unknown command suggests the closest one', () => {
+    const r = tensorops(['gathr', 'a.npy', 'b.npy']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("tensorops: error: unknown command 'gathr'; did you mean gather?\n");
+    expect(tensorops(['inspct', 'a.npy']).stderr).toBe(
+      "tensorops: error: unknown command 'inspct'; did you mean inspect?\n",
+    );
+  });
+
+  it('every command has --help with examples', () => {
+    for (const name of [
+      'gather',
+      'gather-elements',
+      'gather-nd',
+      'gather-tree',
+      'beams',
+      'inspect',
+      'convert',
+    ]) {
+      const r = tensorops([name, '--help']);
+      expect(r.status).toBe(0);
+      expect(r.stdout.toString()).toMatch(
+        new RegExp(`Examples:\\n  # .+\\n  (cat .+\\| )?tensorops ${name} `),
+      );
+    }
+  });
+});
