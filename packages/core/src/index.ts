@@ -48,6 +48,8 @@ export {
   decodeIndices,
   type IndexContext,
   type OobMode,
+  type ValueView,
+  valueView,
   ZERO_FILL,
 } from './indices.js';
 export {

@@ -60,7 +60,7 @@ export function decodeIndices(
     case 'uint16':
     case 'int32':
     case 'uint32': {
-      const src = narrowView(indices);
+      const src = valueView(indices);
       if (period === 1 && out instanceof Int32Array) {
         decodeNarrowSingle(src, single, out, place);
         return out;
@@ -128,7 +128,7 @@ function decodeInt64Single(
 }
 
 function decodeNarrowSingle(
-  src: IntArray,
+  src: ValueView,
   bound: number,
   out: Int32Array,
   place: (i: number, v: number) => void,
@@ -142,9 +142,22 @@ function decodeNarrowSingle(
   }
 }
 
-type IntArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array;
+/** A typed-array view of a tensor's values, for the dtypes whose values fit a JS number. */
+export type ValueView =
+  | Int8Array
+  | Uint8Array
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | Float32Array
+  | Float64Array;
 
-function narrowView(t: Tensor): IntArray {
+/**
+ * The values of an 8/16/32-bit integer, float32 or float64 tensor (copied first when unaligned).
+ * For reading values only: copying elements through a float view could quiet a signalling NaN.
+ */
+export function valueView(t: Tensor): ValueView {
   switch (t.dtype) {
     case 'int8':
       return new Int8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
@@ -156,8 +169,14 @@ function narrowView(t: Tensor): IntArray {
       return alignedView(t.data, Uint16Array);
     case 'int32':
       return alignedView(t.data, Int32Array);
-    default:
+    case 'uint32':
       return alignedView(t.data, Uint32Array);
+    case 'float32':
+      return alignedView(t.data, Float32Array);
+    case 'float64':
+      return alignedView(t.data, Float64Array);
+    default:
+      throw new TensorOpsError('E_DTYPE', `no number view for dtype ${t.dtype}`);
   }
 }
 

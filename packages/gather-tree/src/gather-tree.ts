@@ -11,6 +11,7 @@ import {
   TensorOpsError,
   tensorBytes,
   tensorValues,
+  valueView,
 } from '@tensorops/core';
 import { type EndToken, isStepDtype, resolveEndToken, STEP_DTYPES, show } from './end-token.js';
 
@@ -451,7 +452,7 @@ function clampLengths(maxSeqLen: Tensor, T: number): Int32Array {
     }
     return out;
   }
-  const values = numericView(maxSeqLen);
+  const values = valueView(maxSeqLen);
   for (let b = 0; b < B; b++) {
     const v = values[b] as number;
     if (!Number.isInteger(v)) {
@@ -463,38 +464,6 @@ function clampLengths(maxSeqLen: Tensor, T: number): Int32Array {
     out[b] = clamp(v);
   }
   return out;
-}
-
-type NumericView =
-  | Int8Array
-  | Uint8Array
-  | Int16Array
-  | Uint16Array
-  | Int32Array
-  | Uint32Array
-  | Float32Array
-  | Float64Array;
-
-/** A values view for every dtype `checkIndexDtype` accepts except the 64-bit integers. */
-function numericView(t: Tensor): NumericView {
-  switch (t.dtype) {
-    case 'int8':
-      return new Int8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
-    case 'uint8':
-      return t.data;
-    case 'int16':
-      return alignedView(t.data, Int16Array);
-    case 'uint16':
-      return alignedView(t.data, Uint16Array);
-    case 'int32':
-      return alignedView(t.data, Int32Array);
-    case 'uint32':
-      return alignedView(t.data, Uint32Array);
-    case 'float32':
-      return alignedView(t.data, Float32Array);
-    default:
-      return alignedView(t.data, Float64Array);
-  }
 }
 
 /**
@@ -516,7 +485,7 @@ function parentView(parentIds: Tensor, K: number): Int32Array {
     }
     return out;
   }
-  const values = numericView(parentIds);
+  const values = valueView(parentIds);
   for (let i = 0; i < n; i++) {
     const v = values[i] as number;
     // `v >= 0 && v < K` is false for NaN; `v | 0` maps -0 to 0.
