@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { hex } from '../test/assert.js';
 import { tensorAt } from '../test/fixtures.js';
 import {
   indexDraws,
@@ -16,8 +17,6 @@ import {
   runGatherElementsPlan,
 } from './gather-elements.js';
 import { createTensor, tensorFrom } from './tensor.js';
-
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
 function caught(fn: () => unknown): unknown {
   try {

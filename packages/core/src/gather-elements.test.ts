@@ -1,23 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { hex, thrown } from '../test/assert.js';
 import { readFixture, tensorAt, tensorFromJson } from '../test/fixtures.js';
 import { randomData, refGatherElements } from '../test/reference-elements-nd.js';
 import type { Dtype } from './dtype.js';
-import { isTensorOpsError } from './errors.js';
 import { gatherElements, planGatherElements, runGatherElementsPlan } from './gather-elements.js';
 import { ZERO_FILL } from './indices.js';
 import { createTensor, tensorFrom, tensorValues } from './tensor.js';
-
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
-
-function thrown(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn();
-  } catch (e) {
-    if (isTensorOpsError(e)) return { code: e.code, message: e.message };
-    throw e;
-  }
-  throw new Error('expected a TensorOpsError, nothing was thrown');
-}
 
 describe('gatherElements: OpenVINO GatherElements-6 spec examples', () => {
   it('example 1: axis 0', () => {

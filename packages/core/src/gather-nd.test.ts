@@ -1,24 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { hex, thrown } from '../test/assert.js';
 import { readFixture, tensorAt, tensorFromJson } from '../test/fixtures.js';
 import { randomData, refGatherND } from '../test/reference-elements-nd.js';
 import type { Dtype } from './dtype.js';
-import { isTensorOpsError } from './errors.js';
 import { gatherND, planGatherND, runGatherNDPlan } from './gather-nd.js';
 import { ZERO_FILL } from './indices.js';
 import { createTensor, tensorFrom, tensorValues } from './tensor.js';
 
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 const iota = (n: number, from = 0): number[] => Array.from({ length: n }, (_, i) => i + from);
-
-function thrown(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn();
-  } catch (e) {
-    if (isTensorOpsError(e)) return { code: e.code, message: e.message };
-    throw e;
-  }
-  throw new Error('expected a TensorOpsError, nothing was thrown');
-}
 
 describe('gatherND: ONNX GatherND-13 examples 1-5', () => {
   const d2 = tensorFrom('int32', [2, 2], [0, 1, 2, 3]);
