@@ -1,12 +1,4 @@
-import {
-  bfloat16ToNumber,
-  type Dtype,
-  dtypeSize,
-  float16ToNumber,
-  numberToBfloat16,
-  numberToFloat16,
-  type Tensor,
-} from '@tensorops/core';
+import { bfloat16ToNumber, dtypeSize, float16ToNumber, type Tensor } from '@tensorops/core';
 
 /** An element as a JS value: number, bigint (64-bit ints), string, or [re, im] for complex. */
 export type ElementValue = number | bigint | string | boolean | [number, number];
@@ -51,7 +43,7 @@ export function elementReader(t: Tensor): ElementReader {
     default:
       if (t.dtype[0] === 'U') return (i) => decodeUtf32(t.data.subarray(i * size, (i + 1) * size));
       if (t.dtype[0] === 'S') return (i) => decodeBytes(t.data.subarray(i * size, (i + 1) * size));
-      // float8 family: shown as raw bits until a decoder exists for the format.
+      // float8: its code byte (the view labels it raw bits; tensor-json decodes it).
       return (i) => view.getUint8(i);
   }
 }
@@ -74,36 +66,4 @@ function decodeBytes(bytes: Uint8Array): string {
   let out = '';
   for (let i = 0; i < end; i++) out += String.fromCharCode(bytes[i] as number);
   return out;
-}
-
-/** The shortest decimal that reads back to the same value in `dtype` (as numpy prints). */
-export function formatFloat(x: number, dtype: Dtype): string {
-  if (Number.isNaN(x)) return 'nan';
-  if (x === Number.POSITIVE_INFINITY) return 'inf';
-  if (x === Number.NEGATIVE_INFINITY) return '-inf';
-  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const same = sameIn(dtype);
-  for (let p = 1; p < 17; p++) {
-    const s = x.toPrecision(p);
-    if (same(Number(s), x)) return withPoint(String(Number(s)));
-  }
-  return withPoint(String(x));
-}
-
-function sameIn(dtype: Dtype): (candidate: number, x: number) => boolean {
-  switch (dtype) {
-    case 'float16':
-      return (c, x) => numberToFloat16(c) === numberToFloat16(x);
-    case 'bfloat16':
-      return (c, x) => numberToBfloat16(c) === numberToBfloat16(x);
-    case 'float32':
-    case 'complex64':
-      return (c, x) => Math.fround(c) === Math.fround(x);
-    default:
-      return (c, x) => c === x;
-  }
-}
-
-function withPoint(s: string): string {
-  return /[.en]/.test(s) ? s : `${s}.0`;
 }

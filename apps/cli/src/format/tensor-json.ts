@@ -1,5 +1,6 @@
-import type { Tensor } from '@tensorops/core';
-import { type ElementValue, elementReader, formatFloat } from './elements.js';
+import { float8ToNumber, isFloat8Dtype, type Tensor } from '@tensorops/core';
+import { type ElementValue, elementReader } from './elements.js';
+import { type FloatDtype, isFloatDtype, reprFloat } from './float-text.js';
 
 /**
  * The `--json` document of a tensor: {"dtype", "shape", "data"} with data nested like the shape.
@@ -36,10 +37,20 @@ function jsonElement(v: ElementValue, dtype: Tensor['dtype']): string {
   return jsonNumber(v, dtype);
 }
 
+/** Floats as numpy prints them (shortest digits that round-trip in their own dtype). */
 function jsonNumber(x: number, dtype: Tensor['dtype']): string {
-  if (!dtype.startsWith('float') && !dtype.startsWith('bfloat') && !dtype.startsWith('complex')) {
-    return String(x);
-  }
-  if (!Number.isFinite(x)) return `"${formatFloat(x, dtype)}"`;
-  return formatFloat(x, dtype);
+  const floatDtype: FloatDtype | undefined = isFloatDtype(dtype)
+    ? dtype
+    : dtype === 'complex64'
+      ? 'float32'
+      : dtype === 'complex128'
+        ? 'float64'
+        : undefined;
+  if (isFloat8Dtype(dtype)) return jsonFloat(float8ToNumber(dtype, x), 'float32');
+  return floatDtype === undefined ? String(x) : jsonFloat(x, floatDtype);
+}
+
+function jsonFloat(x: number, dtype: FloatDtype): string {
+  const text = reprFloat(x, dtype);
+  return Number.isFinite(x) ? text : `"${text}"`;
 }
