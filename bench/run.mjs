@@ -100,8 +100,8 @@ const fmt = (x, d = 2) => (x === undefined || x === null || Number.isNaN(x) ? ''
 /**
  * One kernel workload in two modes: "fresh" (each call allocates its output: gather(),
  * np.take(...), session.run) and "out" (each call writes a warm preallocated output:
- * runGatherPlan(planGather(...), src, dst), np.take(..., out=), session.run with a preallocated
- * output tensor). Ratios compare like with like.
+ * gather(..., { out }), np.take(..., out=), session.run with a preallocated output tensor).
+ * Ratios compare like with like.
  */
 async function runKernel(w, opts, ctx) {
   const size = w.sizes[opts.quick ? 'quick' : 'full'];
@@ -129,9 +129,9 @@ async function runKernel(w, opts, ctx) {
   const into = w.into(ctx.api);
   if (into) {
     const dst = new Uint8Array(outBytes);
-    into(x, dst);
+    into(x, dst, first.shape);
     if (sha256(dst) !== digest) mismatch('tensorops into a preallocated output');
-    else row.out.ours = timeRuns(() => into(x, dst), t).ms;
+    else row.out.ours = timeRuns(() => into(x, dst, first.shape), t).ms;
   }
 
   const best = (mode, peer, name, ms) => {
@@ -310,7 +310,7 @@ async function main() {
   if (rows.length) {
     printKernelTable(rows);
     console.log(
-      '\nfresh: every call allocates its output (gather(), np.take(...), session.run); prealloc: every call writes a warm preallocated output (runGatherPlan(planGather(...), src, dst), np.take(..., out=), session.run with an output tensor). ms: median of the whole call, index checks included. GB/s: output bytes / ms. vs X: X ms / ours ms (> 1: tensorops is faster); X = the fastest verified variant of that mode.',
+      '\nfresh: every call allocates its output (gather(), np.take(...), session.run); prealloc: every call writes a warm preallocated output (gather(..., { out }), np.take(..., out=), session.run with an output tensor). ms: median of the whole call, index checks included. GB/s: output bytes / ms. vs X: X ms / ours ms (> 1: tensorops is faster); X = the fastest verified variant of that mode.',
     );
     for (const r of rows) {
       const best = [

@@ -7,8 +7,8 @@ import { randomBits, randomInt32, randomInt64 } from './data.mjs';
  * Sizes: full (the issue's) and --quick (a smoke test of the harness, well under a minute).
  * `kernel(api)` returns the tensorops call (fresh output, the public function) or undefined when
  * that package/export is not built yet; the workload then prints "n/a (not built)".
- * `into(api)` returns the same work into a caller's preallocated output (plan + run*Plan), the
- * counterpart of np.take(..., out=) and of onnxruntime's preallocated outputs.
+ * `into(api)` returns the same work into a caller's preallocated output (the ops' `out` option),
+ * the counterpart of np.take(..., out=) and of onnxruntime's preallocated outputs.
  */
 export const WORKLOADS = [
   {
@@ -20,7 +20,7 @@ export const WORKLOADS = [
       indices: randomInt64([n], n, 2),
     }),
     kernel: (api) => api.core?.gather && ((x) => api.core.gather(x.data, x.indices, { axis: 0 })),
-    into: (api) => gatherInto(api, { axis: 0 }),
+    into: (api) => opInto(api, 'gather', { axis: 0 }),
     numpy: { op: 'gather', params: { axis: 0, batchDims: 0 } },
     ort: () => ({ op: 'Gather', attrs: { axis: 0 } }),
   },
@@ -33,7 +33,7 @@ export const WORKLOADS = [
       indices: randomInt64([n], n, 4),
     }),
     kernel: (api) => api.core?.gather && ((x) => api.core.gather(x.data, x.indices, { axis: 1 })),
-    into: (api) => gatherInto(api, { axis: 1 }),
+    into: (api) => opInto(api, 'gather', { axis: 1 }),
     numpy: { op: 'gather', params: { axis: 1, batchDims: 0 } },
     ort: () => ({ op: 'Gather', attrs: { axis: 1 } }),
   },
@@ -50,7 +50,7 @@ export const WORKLOADS = [
     }),
     kernel: (api) =>
       api.core?.gather && ((x) => api.core.gather(x.data, x.indices, { axis: 2, batchDims: 1 })),
-    into: (api) => gatherInto(api, { axis: 2, batchDims: 1 }),
+    into: (api) => opInto(api, 'gather', { axis: 2, batchDims: 1 }),
     numpy: { op: 'gather', params: { axis: 2, batchDims: 1 } },
     // ONNX Gather has no batch_dims: GatherElements on axis 2 with the indices broadcast over
     // dim 1 computes the same output. The broadcast copy is made before timing (in onnxruntime's
@@ -72,7 +72,7 @@ export const WORKLOADS = [
     }),
     kernel: (api) =>
       api.core?.gatherElements && ((x) => api.core.gatherElements(x.data, x.indices, { axis: 1 })),
-    into: (api) => elementsInto(api, { axis: 1 }),
+    into: (api) => opInto(api, 'gatherElements', { axis: 1 }),
     numpy: { op: 'gather_elements', params: { axis: 1 } },
     ort: () => ({ op: 'GatherElements', attrs: { axis: 1 } }),
   },
@@ -86,7 +86,7 @@ export const WORKLOADS = [
     }),
     kernel: (api) =>
       api.core?.gatherElements && ((x) => api.core.gatherElements(x.data, x.indices, { axis: 0 })),
-    into: (api) => elementsInto(api, { axis: 0 }),
+    into: (api) => opInto(api, 'gatherElements', { axis: 0 }),
     numpy: { op: 'gather_elements', params: { axis: 0 } },
     ort: () => ({ op: 'GatherElements', attrs: { axis: 0 } }),
   },
@@ -99,10 +99,7 @@ export const WORKLOADS = [
       indices: randomInt64([m, 2], s, 12),
     }),
     kernel: (api) => api.core?.gatherND && ((x) => api.core.gatherND(x.data, x.indices)),
-    into: (api) =>
-      api.core?.runGatherNDPlan &&
-      ((x, dst) =>
-        api.core.runGatherNDPlan(api.core.planGatherND(x.data, x.indices), x.data.data, dst)),
+    into: (api) => opInto(api, 'gatherND', {}),
     numpy: { op: 'gather_nd', params: {} },
     ort: () => ({ op: 'GatherND', attrs: { batch_dims: 0 } }),
   },
@@ -126,22 +123,16 @@ export const WORKLOADS = [
   },
 ];
 
-/** Gather into `dst`: planGather (index checks) + runGatherPlan, as a caller reusing outputs would. */
-function gatherInto(api, opts) {
-  const c = api.core;
-  return (
-    c?.runGatherPlan &&
-    ((x, dst) => c.runGatherPlan(c.planGather(x.data, x.indices, opts), x.data.data, dst))
-  );
-}
-
-function elementsInto(api, opts) {
-  const c = api.core;
-  return (
-    c?.runGatherElementsPlan &&
-    ((x, dst) =>
-      c.runGatherElementsPlan(c.planGatherElements(x.data, x.indices, opts), x.data.data, dst))
-  );
+/**
+ * The op writing into `dst` through its `out` option, as a caller reusing outputs would. The
+ * output tensor wraps `dst` with the shape of the op's fresh output (`shape`, filled in by the
+ * harness from the first fresh call). Index checks stay inside the timed call.
+ */
+function opInto(api, name, opts) {
+  const op = api.core?.[name];
+  if (!op || !api.core.createTensor) return undefined;
+  return (x, dst, shape) =>
+    op(x.data, x.indices, { ...opts, out: api.core.createTensor(x.data.dtype, shape, dst) });
 }
 
 /** [b, j] int64 indices repeated over a new dim 1 of size `o`: [b, o, j], copied as bytes. */

@@ -10,13 +10,20 @@ import { dtypeSize } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import { decodeIndices, type OobMode, ZERO_FILL } from './indices.js';
 import { formatShape, normalizeAxis, type Shape, sizeBetween, stridesOf } from './shape.js';
-import { createTensor, type Tensor } from './tensor.js';
+import { outputTensor, type Tensor } from './tensor.js';
+import { type ElementsWalk, gatherElementsWasm } from './wasm/gather-elements.js';
 
 export interface GatherElementsOptions {
   /** Axis of `data` to gather along, in [-r, r-1]. Default 0. */
   readonly axis?: number;
   /** Out-of-range indices: 'error' (default) or 'zero' to fill zeros. */
   readonly oob?: OobMode;
+  /**
+   * A tensor to write the output into instead of allocating one (data's dtype, indices' shape,
+   * sharing no bytes with the inputs); it is returned. Reusing one across calls skips the page
+   * faults of a fresh buffer. Its contents are unspecified if the call throws.
+   */
+  readonly out?: Tensor;
 }
 
 /**
@@ -140,11 +147,21 @@ export function gatherElements(
   indices: Tensor,
   options: GatherElementsOptions = {},
 ): Tensor {
-  const fused = gatherElementsFused(data, indices, options);
-  if (fused !== null) return fused;
-  const plan = planGatherElements(data, indices, options);
-  const out = createTensor(data.dtype, plan.outShape);
-  if (out.data.byteLength > 0) runGatherElementsPlan(plan, data.data, out.data);
+  const walk = fusedWalk(data, indices, options);
+  const plan = walk === null ? planGatherElements(data, indices, options) : null;
+  const out = outputTensor('GatherElements', options.out, data.dtype, indices.shape, [
+    data,
+    indices,
+  ]);
+  if (out.data.byteLength === 0) return out;
+  if (plan === null) {
+    if (runFused(walk as ElementsWalk, data, indices, out)) return out;
+    // An index is out of range, or no fused loop takes this case: the planned path's
+    // decodeIndices throws the error (the first offending index in C order, with its position).
+  }
+  const planned = plan ?? planGatherElements(data, indices, options);
+  if (options.out !== undefined && options.oob === 'zero') out.data.fill(0); // ZERO_FILL is skipped
+  runGatherElementsPlan(planned, data.data, out.data);
   return out;
 }
 
@@ -364,20 +381,17 @@ function copyTiled(
 }
 
 /**
- * gatherElements with the index decoding fused into the copy, for the common case: int32/int64
- * indices, oob 'error', one-word elements, a data tensor under 2^31 elements and inner dims equal
- * to data's. It reads each index where the copy needs it instead of decoding all of them into a
- * positions array first: for [4096, 4096] that array is 64 MB of fresh pages, written once and
- * read once, and measured as more than half of the whole call (docs/performance.md).
- * The output is a fresh buffer that nobody sees until this returns, so an out-of-range index may
- * stop the copy midway: decodeIndices then runs over all the indices to throw the same error (the
- * first offending index in C order) as the planned path. Returns null when the case is not covered.
+ * The case where index decoding is fused into the copy: int32/int64 indices, oob 'error', items
+ * of 1, 2, 4 or 8 bytes, a data tensor under 2^31 elements and inner dims equal to data's. Each
+ * index is read where the copy needs it instead of being decoded into a positions array first:
+ * for [4096, 4096] that array is 64 MB of fresh pages, written once and read once, measured as
+ * more than half of the whole call (docs/performance.md). Null when the case is not covered.
  */
-export function gatherElementsFused(
+export function fusedWalk(
   data: Tensor,
   indices: Tensor,
   options: GatherElementsOptions,
-): Tensor | null {
+): ElementsWalk | null {
   if ((options.oob ?? 'error') !== 'error') return null;
   if (indices.dtype !== 'int64' && indices.dtype !== 'int32') return null;
   const r = data.shape.length;
@@ -388,61 +402,56 @@ export function gatherElementsFused(
     const m = data.shape[i] as number;
     if (i === axis ? false : i < axis ? n > m : n !== m) return null;
   }
-  if (sizeBetween(data.shape, 0) > 0x7fffffff) return null;
-  const out = createTensor(data.dtype, indices.shape);
   const itemBytes = dtypeSize(data.dtype);
+  if (sizeBetween(data.shape, 0) > 0x7fffffff || ![1, 2, 4, 8].includes(itemBytes)) return null;
+  const strides = stridesOf(data.shape);
+  return {
+    itemBytes,
+    indexBytes: indices.dtype === 'int64' ? 8 : 4,
+    outer: sizeBetween(indices.shape, 0, axis),
+    axisLength: indices.shape[axis] as number,
+    inner: sizeBetween(indices.shape, axis + 1),
+    axisSize: data.shape[axis] as number,
+    outerOffsets: offsetTable(indices.shape.slice(0, axis), strides.slice(0, axis), false),
+  };
+}
+
+/**
+ * Runs a fused walk into `out`: the wasm kernel when it is available (3-5x faster), else the
+ * JavaScript loops below (one-word items, 4-byte aligned indices), else false so that the caller
+ * takes the planned path. Also false when an index is out of range; `out` is then partly
+ * written, which is why `out` is documented as unspecified after a throw.
+ */
+function runFused(walk: ElementsWalk, data: Tensor, indices: Tensor, out: Tensor): boolean {
+  const wasm = gatherElementsWasm(walk, data.data, indices.data, out.data);
+  if (wasm !== 'unsupported') return wasm === 'done';
+  const { itemBytes, outer, axisLength, inner, axisSize, outerOffsets } = walk;
   const width = wordWidth(itemBytes, data.data, out.data);
-  if (itemBytes !== width || out.data.byteLength === 0) return null;
-  if (indices.data.byteOffset % 4 !== 0) return null;
+  if (itemBytes !== width || indices.data.byteOffset % 4 !== 0) return false;
   const idx = new Int32Array(
     indices.data.buffer,
     indices.data.byteOffset,
     indices.data.byteLength >>> 2,
   );
-  const strides = stridesOf(data.shape);
-  const outer = sizeBetween(indices.shape, 0, axis);
-  const axisLength = indices.shape[axis] as number;
-  const inner = sizeBetween(indices.shape, axis + 1);
-  const axisSize = data.shape[axis] as number;
-  const axisStride = strides[axis] as number;
-  const outerOffsets = offsetTable(indices.shape.slice(0, axis), strides.slice(0, axis), false);
   const src = wordView(data.data, width);
   const dst = wordView(out.data, width);
-  const wide = indices.dtype === 'int64';
-  // Plain arguments, not an object: see runGatherElementsPlan.
-  const ok =
-    inner === 1
-      ? fusedInner1(
-          outer,
-          axisLength,
-          axisSize,
-          axisStride,
-          outerOffsets,
-          data.data,
-          idx,
-          wide,
-          src,
-          dst,
-        )
-      : fusedTiled(
-          outer,
-          axisLength,
-          inner,
-          axisSize,
-          axisStride,
-          outerOffsets,
-          idx,
-          wide,
-          src,
-          dst,
-          tileLength(axisSize, itemBytes),
-        );
-  if (!ok) {
-    // Throws the planned path's error; the fallback below is never reached in practice.
-    planGatherElements(data, indices, options);
-    return null;
-  }
-  return out;
+  const wide = walk.indexBytes === 8;
+  // Plain arguments, not an object: see runGatherElementsPlan. The data's axis stride is inner.
+  return inner === 1
+    ? fusedInner1(outer, axisLength, axisSize, 1, outerOffsets, data.data, idx, wide, src, dst)
+    : fusedTiled(
+        outer,
+        axisLength,
+        inner,
+        axisSize,
+        inner,
+        outerOffsets,
+        idx,
+        wide,
+        src,
+        dst,
+        tileLength(axisSize, itemBytes),
+      );
 }
 
 /**

@@ -10,7 +10,7 @@ import { dtypeSize } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import { decodeIndices, type OobMode, ZERO_FILL } from './indices.js';
 import { formatShape, type Shape, sizeBetween } from './shape.js';
-import { createTensor, type Tensor } from './tensor.js';
+import { outputTensor, type Tensor } from './tensor.js';
 
 export interface GatherNDOptions {
   /** Leading dims shared by data and indices, in [0, min(r, q) - 1]. Default 0. */
@@ -23,6 +23,12 @@ export interface GatherNDOptions {
    * Default false (ONNX GatherND-13 / OpenVINO GatherND-8: indices.shape[:-1] + data.shape[B+k:]).
    */
   readonly flattenBatch?: boolean;
+  /**
+   * A tensor to write the output into instead of allocating one (data's dtype, the output shape,
+   * sharing no bytes with the inputs); it is returned. Reusing one across calls skips the page
+   * faults of a fresh buffer. Its contents are unspecified if the call throws.
+   */
+  readonly out?: Tensor;
 }
 
 /**
@@ -132,8 +138,10 @@ export function planGatherND(
  */
 export function gatherND(data: Tensor, indices: Tensor, options: GatherNDOptions = {}): Tensor {
   const plan = planGatherND(data, indices, options);
-  const out = createTensor(data.dtype, plan.outShape);
-  if (out.data.byteLength > 0) runGatherNDPlan(plan, data.data, out.data);
+  const out = outputTensor('GatherND', options.out, data.dtype, plan.outShape, [data, indices]);
+  if (out.data.byteLength === 0) return out;
+  if (options.out !== undefined && options.oob === 'zero') out.data.fill(0); // ZERO_FILL is skipped
+  runGatherNDPlan(plan, data.data, out.data);
   return out;
 }
 

@@ -12,7 +12,7 @@ import { dtypeSize } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import { decodeIndices, type OobMode, ZERO_FILL } from './indices.js';
 import { formatShape, normalizeAxis, type Shape, sizeBetween } from './shape.js';
-import { createTensor, type Tensor } from './tensor.js';
+import { outputTensor, type Tensor } from './tensor.js';
 
 export interface GatherOptions {
   /** Axis of `data` to gather along, in [-r, r-1]. Default 0. */
@@ -21,6 +21,12 @@ export interface GatherOptions {
   readonly batchDims?: number;
   /** Out-of-range indices: 'error' (default) or 'zero' to fill zeros. */
   readonly oob?: OobMode;
+  /**
+   * A tensor to write the output into instead of allocating one (data's dtype, the output shape,
+   * sharing no bytes with the inputs); it is returned. Reusing one across calls skips the page
+   * faults of a fresh buffer. Its contents are unspecified if the call throws.
+   */
+  readonly out?: Tensor;
 }
 
 /**
@@ -109,8 +115,10 @@ function normalizeBatchDims(batchDims: number, r: number, q: number, axis: numbe
  */
 export function gather(data: Tensor, indices: Tensor, options: GatherOptions = {}): Tensor {
   const plan = planGather(data, indices, options);
-  const out = createTensor(data.dtype, plan.outShape);
-  if (out.data.byteLength > 0) runGatherPlan(plan, data.data, out.data);
+  const out = outputTensor('Gather', options.out, data.dtype, plan.outShape, [data, indices]);
+  if (out.data.byteLength === 0) return out;
+  if (options.out !== undefined && options.oob === 'zero') out.data.fill(0); // ZERO_FILL is skipped
+  runGatherPlan(plan, data.data, out.data);
   return out;
 }
 

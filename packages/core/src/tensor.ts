@@ -1,7 +1,7 @@
 import { type Dtype, dtypeSize } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import { numberToBfloat16, numberToFloat16 } from './float-bits.js';
-import { checkShape, formatShape, type Shape, shapeSize } from './shape.js';
+import { checkShape, formatShape, type Shape, shapeSize, shapesEqual } from './shape.js';
 
 /**
  * A tensor: dtype, shape and its elements as little-endian, C-order bytes.
@@ -28,6 +28,50 @@ export function createTensor(dtype: Dtype, shape: Shape, data?: Uint8Array): Ten
     );
   }
   return { dtype, shape: [...shape], data };
+}
+
+/**
+ * The `out` tensor an op writes into instead of allocating: it must have the op's output dtype
+ * and shape and share no bytes with the inputs (the kernels read inputs while writing out).
+ * Returns it, or a new zeroed tensor when `out` is undefined.
+ */
+export function outputTensor(
+  op: string,
+  out: Tensor | undefined,
+  dtype: Dtype,
+  shape: Shape,
+  inputs: readonly Tensor[],
+): Tensor {
+  if (out === undefined) return createTensor(dtype, shape);
+  if (out.dtype !== dtype || !shapesEqual(out.shape, shape)) {
+    throw new TensorOpsError(
+      'E_SHAPE',
+      `${op}: out must be ${dtype} ${formatShape(shape)}, got ${out.dtype} ${formatShape(out.shape)}`,
+    );
+  }
+  const nbytes = shapeSize(shape) * dtypeSize(dtype);
+  if (out.data.byteLength !== nbytes) {
+    throw new TensorOpsError(
+      'E_SHAPE',
+      `${op}: out holds ${out.data.byteLength} bytes, ${dtype} ${formatShape(shape)} needs ${nbytes}`,
+    );
+  }
+  for (const input of inputs) {
+    if (overlaps(out.data, input.data)) {
+      throw new TensorOpsError('E_SHAPE', `${op}: out must not share bytes with an input`);
+    }
+  }
+  return out;
+}
+
+function overlaps(a: Uint8Array, b: Uint8Array): boolean {
+  return (
+    a.buffer === b.buffer &&
+    a.byteLength > 0 &&
+    b.byteLength > 0 &&
+    a.byteOffset < b.byteOffset + b.byteLength &&
+    b.byteOffset < a.byteOffset + a.byteLength
+  );
 }
 
 /** Bytes of a tensor: shape x item size. */

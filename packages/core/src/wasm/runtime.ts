@@ -1,0 +1,109 @@
+// The WebAssembly side of the kernels: one small module (wasm/kernels.wat.mjs), instantiated on
+// first use, and its memory used as a reusable staging area.
+//
+// Why WebAssembly: a JavaScript gather moves 4 bytes per typed-array access, each one
+// bounds-checked, and reads int64 indices as two int32 halves. The same loop in wasm does one
+// native i64 load, one unsigned compare and one load/store per element, which measured 3-5x
+// faster on GatherElements (docs/performance.md). Wasm code can only address its own memory, so
+// callers stage the bytes a step needs into it (TypedArray.set, a memmove) and copy the result
+// out. The staging area stays small (a few MiB per step) and warm: it is reused by every call
+// instead of being a fresh allocation that page-faults on first touch.
+//
+// Everything here is optional. Where WebAssembly is missing or refused (a Content-Security-Policy
+// without 'wasm-unsafe-eval'), wasmKernels() returns null and the kernels use their JavaScript
+// loops, which compute the same bytes.
+import { KERNELS_WASM } from './kernels-binary.js';
+
+/**
+ * `take_<index>_<item>`: for a < rows, j < width, k = a * width + j, with p = idx[k] (negative
+ * counts from bound): out[k] = item at `data + a * rowStep + p * posStride + j * colStep`.
+ * Byte offsets into the module memory. Returns 0, or k + 1 of the first index outside
+ * [-bound, bound); nothing after that element is written.
+ */
+export type TakeKernel = (
+  data: number,
+  rowStep: number,
+  posStride: number,
+  colStep: number,
+  idx: number,
+  out: number,
+  rows: number,
+  width: number,
+  bound: number,
+) => number;
+
+export interface WasmKernels {
+  /** take[indexBytes][itemBytes] for index widths 4 (int32) and 8 (int64), items of 1, 2, 4, 8. */
+  readonly take: Readonly<Record<number, Readonly<Record<number, TakeKernel>>>>;
+  /** A view of the whole memory, at least `bytes` long (grows it), or null above the cap. */
+  staging(bytes: number): Uint8Array | null;
+}
+
+/** The staging area never grows past this; a step that needs more uses the JavaScript path. */
+export const STAGING_MAX_BYTES = 256 * 1024 * 1024;
+const PAGE_BYTES = 65536;
+
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+}
+
+let kernels: WasmKernels | null | undefined;
+let enabled = true;
+
+/**
+ * Turns the WebAssembly kernels off (false) or back on. The JavaScript loops compute the same
+ * bytes; the switch exists so that tests can check both paths against each other.
+ */
+export function setWasmKernelsEnabled(on: boolean): void {
+  enabled = on;
+}
+
+/** The instantiated kernels, or null when WebAssembly is unavailable or turned off. */
+export function wasmKernels(): WasmKernels | null {
+  if (!enabled) return null;
+  if (kernels === undefined) kernels = instantiate();
+  return kernels;
+}
+
+function instantiate(): WasmKernels | null {
+  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (api === undefined) return null;
+  let exports: Record<string, unknown>;
+  try {
+    // Synchronous compile: the module is ~1 KiB, under the 4 KiB that browsers allow on the main
+    // thread, and it keeps every kernel call synchronous.
+    exports = new api.Instance(new api.Module(KERNELS_WASM), {}).exports;
+  } catch {
+    return null;
+  }
+  const memory = exports.memory as WasmMemory;
+  const take: Record<number, Record<number, TakeKernel>> = { 4: {}, 8: {} };
+  for (const [indexBytes, name] of [
+    [4, 'i32'],
+    [8, 'i64'],
+  ] as const) {
+    for (const itemBytes of [1, 2, 4, 8]) {
+      (take[indexBytes] as Record<number, TakeKernel>)[itemBytes] = exports[
+        `take_${name}_${itemBytes}`
+      ] as TakeKernel;
+    }
+  }
+  let view = new Uint8Array(memory.buffer);
+  return {
+    take,
+    staging(bytes) {
+      if (bytes > STAGING_MAX_BYTES) return null;
+      if (bytes > memory.buffer.byteLength) {
+        memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE_BYTES));
+      }
+      // grow() detaches the old buffer; a view made before it would read nothing.
+      if (view.buffer !== memory.buffer) view = new Uint8Array(memory.buffer);
+      return view;
+    },
+  };
+}
