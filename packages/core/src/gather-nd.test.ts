@@ -342,3 +342,20 @@ describe('gatherND matches numpy golden fixtures (scripts/fixtures/gather_elemen
     }
   });
 });
+
+describe('gatherND: the out option', () => {
+  it('writes into out and returns it, zero-filling out-of-range slices of a dirty out', () => {
+    const data = tensorFrom('int32', [2, 2], [0, 1, 2, 3]);
+    const out = createTensor('int32', [2]);
+    out.data.fill(0xff);
+    expect(gatherND(data, tensorFrom('int64', [2, 2], [1, 1, 0, 1]), { out })).toBe(out);
+    expect(tensorValues(out)).toEqual([3, 1]);
+    out.data.fill(0xff);
+    gatherND(data, tensorFrom('int64', [2, 2], [5, 0, 1, 0]), { oob: 'zero', out });
+    expect(tensorValues(out)).toEqual([0, 2]);
+    expect(thrown(() => gatherND(data, tensorFrom('int64', [1, 2], [0, 0]), { out }))).toEqual({
+      code: 'E_SHAPE',
+      message: 'GatherND: out must be int32 [1], got int32 [2]',
+    });
+  });
+});

@@ -553,3 +553,28 @@ describe('unaligned inputs and plans', () => {
     expect(Array.from(plan.positions)).toEqual([0, 1, 2, 2]);
   });
 });
+
+describe('gather: the out option', () => {
+  const data = tensorFrom('int32', [3, 2], [1, 2, 3, 4, 5, 6]);
+
+  it('writes into out and returns it, zero-filling out-of-range slices of a dirty out', () => {
+    const out = createTensor('int32', [2, 2]);
+    out.data.fill(0xff);
+    expect(gather(data, tensorFrom('int64', [2], [2, 0]), { out })).toBe(out);
+    expect(tensorValues(out)).toEqual([5, 6, 1, 2]);
+    out.data.fill(0xff);
+    gather(data, tensorFrom('int64', [2], [9, -1]), { oob: 'zero', out });
+    expect(tensorValues(out)).toEqual([0, 0, 5, 6]);
+  });
+
+  it('refuses an out of another shape, or one inside the data', () => {
+    const idx = tensorFrom('int64', [2], [2, 0]);
+    expect(() => gather(data, idx, { out: createTensor('int32', [4]) })).toThrow(
+      'Gather: out must be int32 [2,2], got int32 [4]',
+    );
+    const alias = createTensor('int32', [2, 2], data.data.subarray(0, 16));
+    expect(() => gather(data, idx, { out: alias })).toThrow(
+      'Gather: out must not share bytes with an input',
+    );
+  });
+});

@@ -2,9 +2,11 @@
 // item size) pair is generated from one template; scripts/build-wasm.mjs compiles the text with
 // wabt into src/wasm/kernels-binary.ts at build time.
 //
-// take_<index>_<item>(data, rowStep, posStride, colStep, idx, out, rows, width, bound) -> i32
+// take_<index>_<item>(data, rowStep, posStride, colStep, idx, idxRowStep, out, rows, width, bound)
 //   for a < rows, j < width, k = a * width + j:
-//     p = idx[k] (int32 or int64; a negative p counts from `bound`)
+//     p = index at idx + a * idxRowStep + j * indexBytes (int32 or int64; negative counts from
+//         `bound`); idxRowStep is width * indexBytes for one row of indices per output row
+//         (GatherElements) and 0 for indices shared by every row (Gather)
 //     out[k] = item at data + a * rowStep + p * posStride + j * colStep
 //   Returns 0, or k + 1 of the first index outside [-bound, bound) (nothing after it is written).
 // Elements are moved as integers of their width, never as floats: every bit pattern survives.
@@ -27,19 +29,20 @@ function take(indexName, itemBytes) {
   return `
   (func (export "take_${indexName}_${itemBytes}")
     (param $data i32) (param $rowStep i32) (param $posStride i32) (param $colStep i32)
-    (param $idx i32) (param $out i32) (param $rows i32) (param $width i32) (param $bound i32)
+    (param $idx i32) (param $idxRowStep i32) (param $out i32)
+    (param $rows i32) (param $width i32) (param $bound i32)
     (result i32)
-    (local $a i32) (local $k i32) (local $rowEnd i32) (local $base i32) (local $src i32)
+    (local $a i32) (local $k i32) (local $rowEnd i32) (local $src i32) (local $ip i32)
     (local $b i64) (local $p i64)
     (local.set $b (i64.extend_i32_u (local.get $bound)))
     (block $rowsDone (loop $rowLoop
       (br_if $rowsDone (i32.ge_u (local.get $a) (local.get $rows)))
-      (local.set $base (i32.add (local.get $data) (i32.mul (local.get $a) (local.get $rowStep))))
-      (local.set $src (local.get $base))
+      (local.set $src (i32.add (local.get $data) (i32.mul (local.get $a) (local.get $rowStep))))
+      (local.set $ip (i32.add (local.get $idx) (i32.mul (local.get $a) (local.get $idxRowStep))))
       (local.set $rowEnd (i32.add (local.get $k) (local.get $width)))
       (block $rowDone (loop $colLoop
         (br_if $rowDone (i32.ge_u (local.get $k) (local.get $rowEnd)))
-        (local.set $p (${index.load} (local.get $idx)))
+        (local.set $p (${index.load} (local.get $ip)))
         ;; p + (p < 0 ? bound : 0), then one unsigned compare covers both ends of the range.
         (local.set $p (i64.add (local.get $p)
           (i64.and (i64.shr_s (local.get $p) (i64.const 63)) (local.get $b))))
@@ -48,7 +51,7 @@ function take(indexName, itemBytes) {
         (${item.store} (local.get $out)
           (${item.load} (i32.add (local.get $src)
             (i32.mul (i32.wrap_i64 (local.get $p)) (local.get $posStride)))))
-        (local.set $idx (i32.add (local.get $idx) (i32.const ${index.bytes})))
+        (local.set $ip (i32.add (local.get $ip) (i32.const ${index.bytes})))
         (local.set $out (i32.add (local.get $out) (i32.const ${itemBytes})))
         (local.set $src (i32.add (local.get $src) (local.get $colStep)))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))

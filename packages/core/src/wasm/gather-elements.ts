@@ -100,7 +100,20 @@ function lastAxis(
       }
     }
     mem.set(indices.subarray(o * idxRowBytes, (o + rows) * idxRowBytes), idxAt);
-    if (take(dataAt, rowBytes, itemBytes, 0, idxAt, outAt, rows, axisLength, axisSize) !== 0) {
+    if (
+      take(
+        dataAt,
+        rowBytes,
+        itemBytes,
+        0,
+        idxAt,
+        idxRowBytes,
+        outAt,
+        rows,
+        axisLength,
+        axisSize,
+      ) !== 0
+    ) {
       return 'invalid';
     }
     dst.set(mem.subarray(outAt, outAt + rows * outRowBytes), o * outRowBytes);
@@ -164,7 +177,9 @@ function tiled(
             mem.set(indices.subarray(from, from + w * indexBytes), idxAt + r * w * indexBytes);
           }
         }
-        if (take(0, 0, slice, itemBytes, idxAt, outAt, rows, w, axisSize) !== 0) return 'invalid';
+        if (take(0, 0, slice, itemBytes, idxAt, w * indexBytes, outAt, rows, w, axisSize) !== 0) {
+          return 'invalid';
+        }
         if (whole) {
           dst.set(mem.subarray(outAt, outAt + rows * slice), row * dataRowBytes);
         } else {

@@ -37,7 +37,9 @@ describe('the take kernels', () => {
         mem.fill(0xee, out, out + 6 * itemBytes);
         const take = k.take[indexBytes]?.[itemBytes];
         // 2 rows x 3: row a reads data row a (rowStep = a row), position p at p * itemBytes
-        expect(take?.(data, 3 * itemBytes, itemBytes, 0, idx, out, 2, 3, 3)).toBe(0);
+        expect(take?.(data, 3 * itemBytes, itemBytes, 0, idx, 3 * indexBytes, out, 2, 3, 3)).toBe(
+          0,
+        );
         const item = (row: number, p: number) =>
           hex(mem.subarray(data + (row * 3 + p) * itemBytes, data + (row * 3 + p + 1) * itemBytes));
         const got = hex(mem.subarray(out, out + 6 * itemBytes));
@@ -55,7 +57,7 @@ describe('the take kernels', () => {
           mem.set(ints([0n, 1n, value, 0n], indexBytes), 256);
           mem.fill(0xee, 512, 512 + 4 * itemBytes);
           const take = k.take[indexBytes]?.[itemBytes];
-          expect(take?.(16, 0, itemBytes, 0, 256, 512, 1, 4, 3)).toBe(3);
+          expect(take?.(16, 0, itemBytes, 0, 256, 0, 512, 1, 4, 3)).toBe(3);
           expect(hex(mem.subarray(512 + 2 * itemBytes, 512 + 4 * itemBytes))).toBe(
             'ee'.repeat(2 * itemBytes),
           );

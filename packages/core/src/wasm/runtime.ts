@@ -15,8 +15,9 @@
 import { KERNELS_WASM } from './kernels-binary.js';
 
 /**
- * `take_<index>_<item>`: for a < rows, j < width, k = a * width + j, with p = idx[k] (negative
- * counts from bound): out[k] = item at `data + a * rowStep + p * posStride + j * colStep`.
+ * `take_<index>_<item>`: for a < rows, j < width, k = a * width + j, with p the index at
+ * `idx + a * idxRowStep + j * indexBytes` (negative counts from bound):
+ * out[k] = item at `data + a * rowStep + p * posStride + j * colStep`.
  * Byte offsets into the module memory. Returns 0, or k + 1 of the first index outside
  * [-bound, bound); nothing after that element is written.
  */
@@ -26,6 +27,7 @@ export type TakeKernel = (
   posStride: number,
   colStep: number,
   idx: number,
+  idxRowStep: number,
   out: number,
   rows: number,
   width: number,
