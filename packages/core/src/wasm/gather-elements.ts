@@ -51,7 +51,7 @@ export function gatherElementsWasm(
   dst: Uint8Array,
   sizes: StagingSizes = STAGING_SIZES,
 ): 'done' | 'invalid' | 'unsupported' {
-  const kernels = wasmKernels();
+  const kernels = wasmKernels(dst.byteLength);
   const take = kernels?.take[walk.indexBytes]?.[walk.itemBytes];
   if (kernels == null || take === undefined) return 'unsupported';
   return walk.inner === 1

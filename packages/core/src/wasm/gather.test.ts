@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hex } from '../../test/assert.js';
 import { referenceGather } from '../../test/reference.js';
 import { randomData } from '../../test/reference-elements-nd.js';
@@ -9,6 +9,8 @@ import { createTensor, tensorFrom } from '../tensor.js';
 import { gatherWasm } from './gather.js';
 import { setWasmKernelsEnabled } from './runtime.js';
 
+// The wasm kernels on for outputs of any size, so that these small cases run them.
+beforeEach(() => setWasmKernelsEnabled(true, 0));
 afterEach(() => setWasmKernelsEnabled(true));
 
 /** Staging so small that every row is its own step. */
@@ -69,7 +71,7 @@ describe('Gather through the wasm take kernel', () => {
     const ref = referenceGather(data, indices, options);
     if (!ref.ok) throw new Error(ref.message);
     for (const on of [true, false]) {
-      setWasmKernelsEnabled(on);
+      setWasmKernelsEnabled(on, 0);
       expect(hex(gather(data, indices, options).data)).toBe(hex(ref.tensor.data));
     }
   });

@@ -19,7 +19,7 @@ export function gatherWasm(
   sizes: StagingSizes = STAGING_SIZES,
 ): boolean {
   const { batch, outer, axisSize, perBatch, blockBytes, positions } = plan;
-  const kernels = wasmKernels();
+  const kernels = wasmKernels(dst.byteLength);
   const take = kernels?.take[4]?.[blockBytes];
   if (kernels == null || take === undefined || !(positions instanceof Int32Array)) return false;
   const idxBytes = perBatch * 4;

@@ -1,11 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { hex } from '../../test/assert.js';
-import { STAGING_MAX_BYTES, setWasmKernelsEnabled, wasmKernels } from './runtime.js';
+import {
+  STAGING_MAX_BYTES,
+  setWasmKernelsEnabled,
+  WASM_MIN_OUTPUT_BYTES,
+  wasmKernels,
+} from './runtime.js';
 
 afterEach(() => setWasmKernelsEnabled(true));
 
 function kernels() {
-  const k = wasmKernels();
+  const k = wasmKernels(Number.POSITIVE_INFINITY);
   if (k === null) throw new Error('WebAssembly kernels did not instantiate');
   return k;
 }
@@ -78,10 +83,13 @@ describe('the staging memory', () => {
     expect(k.staging(STAGING_MAX_BYTES + 1)).toBeNull();
   });
 
-  it('is off while setWasmKernelsEnabled(false)', () => {
+  it('is off while setWasmKernelsEnabled(false), and for small outputs unless asked', () => {
     setWasmKernelsEnabled(false);
-    expect(wasmKernels()).toBeNull();
+    expect(wasmKernels(2 ** 30)).toBeNull();
     setWasmKernelsEnabled(true);
-    expect(wasmKernels()).not.toBeNull();
+    expect(wasmKernels(WASM_MIN_OUTPUT_BYTES)).not.toBeNull();
+    expect(wasmKernels(WASM_MIN_OUTPUT_BYTES - 1)).toBeNull();
+    setWasmKernelsEnabled(true, 0);
+    expect(wasmKernels(1)).not.toBeNull();
   });
 });

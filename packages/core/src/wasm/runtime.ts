@@ -54,20 +54,33 @@ interface WasmApi {
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
 }
 
+/**
+ * Outputs smaller than this keep to the JavaScript loops: they take microseconds either way, and
+ * a process that only runs small ops (a CLI call on a small file) skips compiling the module
+ * (~0.6 ms).
+ */
+export const WASM_MIN_OUTPUT_BYTES = 64 * 1024;
+
 let kernels: WasmKernels | null | undefined;
 let enabled = true;
+let minOutputBytes = WASM_MIN_OUTPUT_BYTES;
 
 /**
- * Turns the WebAssembly kernels off (false) or back on. The JavaScript loops compute the same
- * bytes; the switch exists so that tests can check both paths against each other.
+ * Turns the WebAssembly kernels off (false) or back on, optionally for outputs of any size. The
+ * JavaScript loops compute the same bytes; the switch exists so that tests can check both paths
+ * against each other on small tensors.
  */
-export function setWasmKernelsEnabled(on: boolean): void {
+export function setWasmKernelsEnabled(on: boolean, minBytes = WASM_MIN_OUTPUT_BYTES): void {
   enabled = on;
+  minOutputBytes = minBytes;
 }
 
-/** The instantiated kernels, or null when WebAssembly is unavailable or turned off. */
-export function wasmKernels(): WasmKernels | null {
-  if (!enabled) return null;
+/**
+ * The instantiated kernels for an op writing `outputBytes`, or null when WebAssembly is
+ * unavailable or turned off, or the output is small.
+ */
+export function wasmKernels(outputBytes: number): WasmKernels | null {
+  if (!enabled || outputBytes < minOutputBytes) return null;
   if (kernels === undefined) kernels = instantiate();
   return kernels;
 }
