@@ -10,20 +10,14 @@ import { dtypeSize } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import { decodeIndices, type OobMode, ZERO_FILL } from './indices.js';
 import { formatShape, normalizeAxis, type Shape, sizeBetween, stridesOf } from './shape.js';
-import { outputTensor, type Tensor } from './tensor.js';
+import { type OutputOption, outputTensor, type Tensor } from './tensor.js';
 import { type ElementsWalk, gatherElementsWasm } from './wasm/gather-elements.js';
 
-export interface GatherElementsOptions {
+export interface GatherElementsOptions extends OutputOption {
   /** Axis of `data` to gather along, in [-r, r-1]. Default 0. */
   readonly axis?: number;
   /** Out-of-range indices: 'error' (default) or 'zero' to fill zeros. */
   readonly oob?: OobMode;
-  /**
-   * A tensor to write the output into instead of allocating one (data's dtype, indices' shape,
-   * sharing no bytes with the inputs); it is returned. Reusing one across calls skips the page
-   * faults of a fresh buffer. Its contents are unspecified if the call throws.
-   */
-  readonly out?: Tensor;
 }
 
 /**
@@ -149,10 +143,7 @@ export function gatherElements(
 ): Tensor {
   const walk = fusedWalk(data, indices, options);
   const plan = walk === null ? planGatherElements(data, indices, options) : null;
-  const out = outputTensor('GatherElements', options.out, data.dtype, indices.shape, [
-    data,
-    indices,
-  ]);
+  const out = outputTensor('GatherElements', options, data.dtype, indices.shape, [data, indices]);
   if (out.data.byteLength === 0) return out;
   if (plan === null) {
     if (runFused(walk as ElementsWalk, data, indices, out)) return out;
@@ -160,7 +151,6 @@ export function gatherElements(
     // decodeIndices throws the error (the first offending index in C order, with its position).
   }
   const planned = plan ?? planGatherElements(data, indices, options);
-  if (options.out !== undefined && options.oob === 'zero') out.data.fill(0); // ZERO_FILL is skipped
   runGatherElementsPlan(planned, data.data, out.data);
   return out;
 }

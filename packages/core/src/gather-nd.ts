@@ -10,9 +10,9 @@ import { dtypeSize } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import { decodeIndices, type OobMode, ZERO_FILL } from './indices.js';
 import { formatShape, type Shape, sizeBetween } from './shape.js';
-import { outputTensor, type Tensor } from './tensor.js';
+import { type OutputOption, outputTensor, type Tensor } from './tensor.js';
 
-export interface GatherNDOptions {
+export interface GatherNDOptions extends OutputOption {
   /** Leading dims shared by data and indices, in [0, min(r, q) - 1]. Default 0. */
   readonly batchDims?: number;
   /** Out-of-range indices: 'error' (default) or 'zero' to fill the whole slice with zeros. */
@@ -23,12 +23,6 @@ export interface GatherNDOptions {
    * Default false (ONNX GatherND-13 / OpenVINO GatherND-8: indices.shape[:-1] + data.shape[B+k:]).
    */
   readonly flattenBatch?: boolean;
-  /**
-   * A tensor to write the output into instead of allocating one (data's dtype, the output shape,
-   * sharing no bytes with the inputs); it is returned. Reusing one across calls skips the page
-   * faults of a fresh buffer. Its contents are unspecified if the call throws.
-   */
-  readonly out?: Tensor;
 }
 
 /**
@@ -138,9 +132,8 @@ export function planGatherND(
  */
 export function gatherND(data: Tensor, indices: Tensor, options: GatherNDOptions = {}): Tensor {
   const plan = planGatherND(data, indices, options);
-  const out = outputTensor('GatherND', options.out, data.dtype, plan.outShape, [data, indices]);
+  const out = outputTensor('GatherND', options, data.dtype, plan.outShape, [data, indices]);
   if (out.data.byteLength === 0) return out;
-  if (options.out !== undefined && options.oob === 'zero') out.data.fill(0); // ZERO_FILL is skipped
   runGatherNDPlan(plan, data.data, out.data);
   return out;
 }

@@ -12,22 +12,16 @@ import { dtypeSize } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import { decodeIndices, type OobMode, ZERO_FILL } from './indices.js';
 import { formatShape, normalizeAxis, type Shape, sizeBetween } from './shape.js';
-import { outputTensor, type Tensor } from './tensor.js';
+import { type OutputOption, outputTensor, type Tensor } from './tensor.js';
 import { gatherWasm } from './wasm/gather.js';
 
-export interface GatherOptions {
+export interface GatherOptions extends OutputOption {
   /** Axis of `data` to gather along, in [-r, r-1]. Default 0. */
   readonly axis?: number;
   /** Leading dims shared by data and indices, in [-q, q] (negative counts from indices' rank). Default 0. */
   readonly batchDims?: number;
   /** Out-of-range indices: 'error' (default) or 'zero' to fill zeros. */
   readonly oob?: OobMode;
-  /**
-   * A tensor to write the output into instead of allocating one (data's dtype, the output shape,
-   * sharing no bytes with the inputs); it is returned. Reusing one across calls skips the page
-   * faults of a fresh buffer. Its contents are unspecified if the call throws.
-   */
-  readonly out?: Tensor;
 }
 
 /**
@@ -116,17 +110,17 @@ function normalizeBatchDims(batchDims: number, r: number, q: number, axis: numbe
  */
 export function gather(data: Tensor, indices: Tensor, options: GatherOptions = {}): Tensor {
   const plan = planGather(data, indices, options);
-  const out = outputTensor('Gather', options.out, data.dtype, plan.outShape, [data, indices]);
+  const out = outputTensor('Gather', options, data.dtype, plan.outShape, [data, indices]);
   if (out.data.byteLength === 0) return out;
-  if (options.out !== undefined && options.oob === 'zero') out.data.fill(0); // ZERO_FILL is skipped
   // The wasm kernel where the JS walk would read whole rows: W2 of the bench into a reused output
   // 163-205 -> 132-135 ms, W3 20-22 -> 12-17 ms. Its positions must hold no ZERO_FILL, which
   // only oob 'error' guarantees.
+  const strategy = gatherStrategy(plan);
   const wasm =
     (options.oob ?? 'error') === 'error' &&
-    gatherStrategy(plan) === 'touch-rows' &&
+    strategy === 'touch-rows' &&
     gatherWasm(plan, data.data, out.data);
-  if (!wasm) runGatherPlan(plan, data.data, out.data);
+  if (!wasm) runGatherPlan(plan, data.data, out.data, strategy);
   return out;
 }
 

@@ -1,6 +1,7 @@
 import { type Dtype, dtypeSize } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import { numberToBfloat16, numberToFloat16 } from './float-bits.js';
+import type { OobMode } from './indices.js';
 import { checkShape, formatShape, type Shape, shapeSize, shapesEqual } from './shape.js';
 
 /**
@@ -30,18 +31,31 @@ export function createTensor(dtype: Dtype, shape: Shape, data?: Uint8Array): Ten
   return { dtype, shape: [...shape], data };
 }
 
+/** The `out` option of the ops. */
+export interface OutputOption {
+  /**
+   * A tensor to write the output into instead of allocating one (the output's dtype and shape,
+   * sharing no bytes with the inputs); it is returned. Reusing one across calls skips the page
+   * faults of a fresh buffer. Its contents are unspecified if the call throws.
+   */
+  readonly out?: Tensor;
+  /** Out-of-range indices: with 'zero' their elements are skipped by the copy, so out is zeroed. */
+  readonly oob?: OobMode;
+}
+
 /**
- * The `out` tensor an op writes into instead of allocating: it must have the op's output dtype
- * and shape and share no bytes with the inputs (the kernels read inputs while writing out).
- * Returns it, or a new zeroed tensor when `out` is undefined.
+ * The tensor an op writes into: `options.out`, checked to have the op's output dtype and shape
+ * and to share no bytes with the inputs (the kernels read inputs while writing out), and zeroed
+ * for oob 'zero'; else a new zeroed tensor.
  */
 export function outputTensor(
   op: string,
-  out: Tensor | undefined,
+  options: OutputOption,
   dtype: Dtype,
   shape: Shape,
   inputs: readonly Tensor[],
 ): Tensor {
+  const out = options.out;
   if (out === undefined) return createTensor(dtype, shape);
   if (out.dtype !== dtype || !shapesEqual(out.shape, shape)) {
     throw new TensorOpsError(
@@ -61,6 +75,7 @@ export function outputTensor(
       throw new TensorOpsError('E_SHAPE', `${op}: out must not share bytes with an input`);
     }
   }
+  if (options.oob === 'zero') out.data.fill(0);
   return out;
 }
 
