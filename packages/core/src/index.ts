@@ -63,4 +63,12 @@ export {
   sizeBetween,
   stridesOf,
 } from './shape.js';
-export { createTensor, type Tensor, tensorBytes, tensorFrom, tensorValues } from './tensor.js';
+export {
+  createTensor,
+  type OutputOption,
+  outputTensor,
+  type Tensor,
+  tensorBytes,
+  tensorFrom,
+  tensorValues,
+} from './tensor.js';

@@ -412,6 +412,47 @@ describe('gatherTree: step dtypes and exact values', () => {
   });
 });
 
+describe('gatherTree: the out option', () => {
+  const step = i32([3, 1, 2], A.step);
+  const parent = i32([3, 1, 2], A.parent);
+  const lens = i32([1], [3]);
+
+  it('writes into a reused, dirty out and returns it', () => {
+    const fresh = gatherTree(step, parent, lens, 0);
+    const out = createTensor('int32', [3, 1, 2], new Uint8Array(24).fill(0xff));
+    expect(gatherTree(step, parent, lens, 0, { out })).toBe(out);
+    expect(Array.from(out.data)).toEqual(Array.from(fresh.data));
+  });
+
+  it('refuses an out of the wrong dtype, shape or size, or sharing bytes with an input', () => {
+    const shared = new Uint8Array(48);
+    const stepIn = createTensor('int32', [3, 1, 2], shared.subarray(0, 24));
+    stepIn.data.set(step.data);
+    const cases: Array<[Tensor, Tensor, string]> = [
+      [step, createTensor('int64', [3, 1, 2]), 'out must be int32 [3,1,2], got int64 [3,1,2]'],
+      [step, createTensor('int32', [6]), 'out must be int32 [3,1,2], got int32 [6]'],
+      [
+        step,
+        { dtype: 'int32', shape: [3, 1, 2], data: new Uint8Array(20) },
+        'out holds 20 bytes, int32 [3,1,2] needs 24',
+      ],
+      [
+        stepIn,
+        createTensor('int32', [3, 1, 2], shared.subarray(20, 44)),
+        'out must not share bytes with an input',
+      ],
+      [step, parent, 'out must not share bytes with an input'],
+    ];
+    for (const [s, out, message] of cases) {
+      expectError(
+        () => gatherTree(s, parent, lens, 0, { out }),
+        'E_SHAPE',
+        `GatherTree: ${message}`,
+      );
+    }
+  });
+});
+
 describe('gatherTree: end token', () => {
   const step = i32([2, 1, 1], [7, 3]);
   const parent = i32([2, 1, 1], [0, 0]);

@@ -6,6 +6,8 @@ import {
   formatPosition,
   formatShape,
   isIntegerDtype,
+  type OutputOption,
+  outputTensor,
   shapesEqual,
   type Tensor,
   TensorOpsError,
@@ -16,6 +18,9 @@ import {
 import { type EndToken, isStepDtype, resolveEndToken, STEP_DTYPES, show } from './end-token.js';
 
 const OP = 'GatherTree';
+
+/** `out`: as the core ops' (the output has `stepIds`' dtype and shape). */
+export type GatherTreeOptions = Pick<OutputOption, 'out'>;
 
 /**
  * Rebuilds complete beams from per-step ids and parent beam pointers (OpenVINO GatherTree-1,
@@ -44,6 +49,7 @@ export function gatherTree(
   parentIds: Tensor,
   maxSeqLen: Tensor,
   endToken: EndToken,
+  options: GatherTreeOptions = {},
 ): Tensor {
   const dtype = stepIds.dtype;
   if (stepIds.shape.length !== 3) {
@@ -79,7 +85,9 @@ export function gatherTree(
   const end = resolveEndToken(endToken, dtype, OP);
   const lengths = clampLengths(maxSeqLen, T);
 
-  const out = createTensor(dtype, stepIds.shape);
+  // Every element of the output is written below (the trace, or end_token), so a reused `out`
+  // needs no clearing.
+  const out = outputTensor(OP, options, dtype, stepIds.shape, [stepIds, parentIds, maxSeqLen]);
   if (out.data.byteLength === 0) return out;
   const size = dtypeSize(dtype);
   const parents = parentView(parentIds, K);

@@ -1,4 +1,4 @@
-import { type Dtype, type Tensor, TensorOpsError, tensorFrom } from '@tensorops/core';
+import { createTensor, type Dtype, type Tensor, TensorOpsError, tensorFrom } from '@tensorops/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { gatherTree } from '../src/gather-tree.js';
@@ -124,7 +124,16 @@ describe('gatherTree vs the literal reference', () => {
           expect(out?.dtype).toBe(p.stepDtype);
           expect(out?.shape).toEqual(shape);
           // Bytes, not values: the kernel must reproduce every bit the reference copies.
-          expect(bytes(out as Tensor)).toEqual(bytes(tensorFrom(p.stepDtype, shape, ref.values)));
+          const expected = bytes(tensorFrom(p.stepDtype, shape, ref.values));
+          expect(bytes(out as Tensor)).toEqual(expected);
+          // Into a dirty caller's `out`: every byte must be written, none left from before.
+          const dirtyOut = createTensor(
+            p.stepDtype,
+            shape,
+            new Uint8Array(out?.data.byteLength ?? 0).fill(0xa5),
+          );
+          expect(gatherTree(step, parent, len, end, { out: dirtyOut })).toBe(dirtyOut);
+          expect(bytes(dirtyOut)).toEqual(expected);
         } else {
           invalid++;
           expect(error).toBeInstanceOf(TensorOpsError);
