@@ -125,13 +125,18 @@ def gather_nd_variants(d, i):
     }
 
 
-def gather_tree(step, parent, max_len, end):
+def gather_tree(step, parent, max_len, end, out=None):
     """GatherTree vectorised over batch x beam, looping over time (no numpy op exists).
-    Validates the followed parents like tensorops does; allocation-free inner loop."""
+    Validates the followed parents like tensorops does; allocation-free inner loop. With `out`
+    (shape [T, B, K]) it writes there instead of allocating."""
     T, B, K = step.shape
     BK = B * K
     lengths = np.clip(max_len.astype(np.int64), 0, T)
-    out = np.full((T, BK), end, step.dtype)
+    if out is None:
+        out = np.full((T, BK), end, step.dtype)
+    else:
+        out = out.reshape(T, BK)
+        out.fill(end)
     fs, fp = step.reshape(T, BK), parent.reshape(T, BK)
     base = np.repeat(np.arange(B, dtype=np.intp) * K, K)
     len_bk = np.repeat(lengths, K)
@@ -178,7 +183,10 @@ def main():
     elif op == "gather_tree":
         step, parent, max_len = load("step"), load("parent"), load("len")
         end = step.dtype.type(p["end"])
-        variants = {"vectorised loop over time": lambda: gather_tree(step, parent, max_len, end)}
+        variants = {
+            "vectorised loop over time": lambda: gather_tree(step, parent, max_len, end),
+            "vectorised loop over time, out=": out_variant(lambda o: gather_tree(step, parent, max_len, end, o)),
+        }
     else:
         raise SystemExit(f"unknown op {op}")
     results = []

@@ -117,7 +117,13 @@ export const WORKLOADS = [
     kernel: (api) =>
       api.gatherTree?.gatherTree &&
       ((x) => api.gatherTree.gatherTree(x.step, x.parent, x.len, x.end)),
-    into: () => undefined, // gatherTree has no preallocated-output form
+    into: (api) =>
+      api.gatherTree?.gatherTree &&
+      api.core?.createTensor &&
+      ((x, dst, shape) =>
+        api.gatherTree.gatherTree(x.step, x.parent, x.len, x.end, {
+          out: api.core.createTensor(x.step.dtype, shape, dst),
+        })),
     numpy: { op: 'gather_tree', params: { end: 1 } },
     ort: null, // no ONNX operator (GatherTree is OpenVINO / TF Addons only)
   },
