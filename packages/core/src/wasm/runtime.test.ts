@@ -72,6 +72,35 @@ describe('the take kernels', () => {
   }
 });
 
+describe('the gather kernels', () => {
+  for (const itemBytes of [1, 2, 4, 8]) {
+    it(`gather_${itemBytes}: every width around the four-at-a-time loop, rows, every bit of the items`, () => {
+      const k = kernels();
+      const mem = k.staging(8192) as Uint8Array;
+      const rowItems = 11;
+      const data = 16;
+      for (let i = 0; i < 2 * rowItems * itemBytes; i++) mem[data + i] = 0x80 + (i % 128);
+      const item = (row: number, p: number) => {
+        const at = data + (row * rowItems + p) * itemBytes;
+        return hex(mem.subarray(at, at + itemBytes));
+      };
+      for (let width = 0; width <= 9; width++) {
+        const positions = Array.from({ length: width }, (_, j) => (j * 7 + 3) % rowItems);
+        const idx = 1024;
+        mem.set(ints(positions.map(BigInt), 4), idx);
+        const out = 2048;
+        // One item of sentinel past the output: the kernel must stop at rows x width.
+        mem.fill(0xee, out, out + (2 * width + 1) * itemBytes);
+        k.gather[itemBytes]?.(data, rowItems * itemBytes, idx, out, 2, width);
+        const want = [0, 1].flatMap((row) => positions.map((p) => item(row, p)));
+        expect(hex(mem.subarray(out, out + 2 * width * itemBytes))).toBe(want.join(''));
+        const past = out + 2 * width * itemBytes;
+        expect(hex(mem.subarray(past, past + itemBytes))).toBe('ee'.repeat(itemBytes));
+      }
+    });
+  }
+});
+
 describe('the staging memory', () => {
   it('grows to what is asked, keeps its bytes, and refuses more than the cap', () => {
     const k = kernels();

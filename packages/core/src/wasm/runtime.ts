@@ -34,9 +34,26 @@ export type TakeKernel = (
   bound: number,
 ) => number;
 
+/**
+ * `gather_<item>`: for a < rows, j < width: out[a * width + j] = item at
+ * `data + a * rowStep + idx[j] * itemBytes`, idx being `width` int32 positions that the caller has
+ * checked to lie inside a row (unchecked: a bad one reads the wrong bytes or traps). Byte offsets
+ * into the module memory.
+ */
+export type GatherKernel = (
+  data: number,
+  rowStep: number,
+  idx: number,
+  out: number,
+  rows: number,
+  width: number,
+) => void;
+
 export interface WasmKernels {
   /** take[indexBytes][itemBytes] for index widths 4 (int32) and 8 (int64), items of 1, 2, 4, 8. */
   readonly take: Readonly<Record<number, Readonly<Record<number, TakeKernel>>>>;
+  /** gather[itemBytes] for items of 1, 2, 4, 8 bytes. */
+  readonly gather: Readonly<Record<number, GatherKernel>>;
   /** A view of the whole memory, at least `bytes` long (grows it), or null above the cap. */
   staging(bytes: number): Uint8Array | null;
 }
@@ -108,9 +125,14 @@ function instantiate(): WasmKernels | null {
       ] as TakeKernel;
     }
   }
+  const gather: Record<number, GatherKernel> = {};
+  for (const itemBytes of [1, 2, 4, 8]) {
+    gather[itemBytes] = exports[`gather_${itemBytes}`] as GatherKernel;
+  }
   let view = new Uint8Array(memory.buffer);
   return {
     take,
+    gather,
     staging(bytes) {
       if (bytes > STAGING_MAX_BYTES) return null;
       if (bytes > memory.buffer.byteLength) {
