@@ -97,6 +97,22 @@ function machine(numpyVersion, ortVersion) {
 
 const fmt = (x, d = 2) => (x === undefined || x === null || Number.isNaN(x) ? '' : x.toFixed(d));
 
+/** Each median covers at least this much calling time, so that short calls (W7's few ms) are not at the mercy of one busy moment of a shared machine. */
+const MIN_TIMED_MS = 300;
+const MAX_RUNS = 101;
+
+/**
+ * Timed runs for a workload: at least --runs, more (up to MAX_RUNS, odd) when one call is short,
+ * judged by a second untimed call. Every peer gets the same number.
+ */
+function runsFor(kernel, x, opts) {
+  const t0 = performance.now();
+  kernel(x);
+  const ms = performance.now() - t0;
+  const runs = Math.max(opts.runs, Math.min(MAX_RUNS, Math.ceil(MIN_TIMED_MS / ms)));
+  return runs | 1;
+}
+
 /**
  * One kernel workload in two modes: "fresh" (each call allocates its output: gather(),
  * np.take(...), session.run) and "out" (each call writes a warm preallocated output:
@@ -117,7 +133,8 @@ async function runKernel(w, opts, ctx) {
   const digest = sha256(first.data);
   const shape = first.shape.join();
   row.outMB = outBytes / 2 ** 20;
-  const t = { runs: opts.runs, warmup: opts.warmup };
+  const t = { runs: runsFor(kernel, x, opts), warmup: opts.warmup };
+  row.runs = t.runs;
   const mismatch = (who) => {
     row.notes.push(`${who}: OUTPUT DIFFERS from tensorops gather(); figure dropped`);
     ctx.failed = true;
@@ -145,7 +162,7 @@ async function runKernel(w, opts, ctx) {
   if (ctx.numpy.version) {
     const tensors = Object.entries(x).filter(([, v]) => v?.data instanceof Uint8Array);
     for (const [name, tensor] of tensors) writeNpy(join(ctx.dir, `${name}.npy`), tensor);
-    const r = runNumpy({ ...w.numpy, dir: ctx.dir, runs: opts.runs, warmup: opts.warmup });
+    const r = runNumpy({ ...w.numpy, dir: ctx.dir, runs: t.runs, warmup: opts.warmup });
     for (const [name] of tensors) rmSync(join(ctx.dir, `${name}.npy`), { force: true });
     if (r.error) row.notes.push(r.error);
     for (const v of r.variants ?? []) {
@@ -272,7 +289,7 @@ async function main() {
     ort.ort ? ORT_VERSION : kernelIds.length ? 'absent' : 'not used',
   );
   console.log(
-    `tensorops bench${opts.quick ? ' --quick' : ''}: ${env.cpu}, ${env.cores} cores, node ${env.node}, numpy ${env.numpy}, onnxruntime-node ${env.onnxruntime} (1 thread); kernel THP ${env.thp}, node malloc huge pages ${env.nodeMallocHugePages ? `on (GLIBC_TUNABLES=${THP_TUNABLE})` : 'off'}; median of ${opts.runs} runs after ${opts.warmup} warm-up`,
+    `tensorops bench${opts.quick ? ' --quick' : ''}: ${env.cpu}, ${env.cores} cores, node ${env.node}, numpy ${env.numpy}, onnxruntime-node ${env.onnxruntime} (1 thread); kernel THP ${env.thp}, node malloc huge pages ${env.nodeMallocHugePages ? `on (GLIBC_TUNABLES=${THP_TUNABLE})` : 'off'}; median of ${opts.runs} runs or more (short calls: enough runs to fill ${MIN_TIMED_MS} ms, up to ${MAX_RUNS}) after ${opts.warmup} warm-up`,
   );
   if (numpy.skip) console.log(`numpy peer skipped: ${numpy.skip}`);
   if (ort.skip && kernelIds.length) console.log(`onnxruntime peer skipped: ${ort.skip}`);
@@ -317,7 +334,8 @@ async function main() {
         r.fresh.numpyVariant && `numpy: ${r.fresh.numpyVariant}`,
         r.out.numpyVariant && `numpy prealloc: ${r.out.numpyVariant}`,
       ].filter(Boolean);
-      console.log(`${r.id} ${r.title}${best.length ? ` (best ${best.join('; ')})` : ''}`);
+      const runs = r.runs ? `; ${r.runs} runs` : '';
+      console.log(`${r.id} ${r.title}${best.length ? ` (best ${best.join('; ')}${runs})` : ''}`);
       for (const n of r.notes) console.log(`    ${n}`);
     }
   }
