@@ -196,6 +196,26 @@ describe('gatherElements: cache tiling on long axes', () => {
   });
 });
 
+describe('gatherElements: one element per output row along an earlier axis', () => {
+  // Indices [n, 1] along axis 0 of data [n, 3]: each output row reads one element of a column,
+  // axisStride 3 apart, through the eight-at-a-time word loop (copy.ts's copyWords1). Indices
+  // other than int32/int64, or oob 'zero', take the planned path that runs it.
+  const data = randomData('float32', [40, 3], 9);
+  // -45 .. 44: a few outside [-40, 39], for oob 'zero'
+  const values = Array.from({ length: 40 }, (_, i) => ((i * 17) % 90) - 45);
+  const cases: Array<[string, Dtype, 'error' | 'zero']> = [
+    ['int16 indices', 'int16', 'error'],
+    ['int64 indices, some out of range, oob zero', 'int64', 'zero'],
+  ];
+  it.each(cases)('%s', (_name, indexDtype, oob) => {
+    const picked = oob === 'zero' ? values : values.map((v) => Math.min(39, Math.max(v, -40)));
+    const indices = tensorFrom(indexDtype, [40, 1], picked);
+    const ref = refGatherElements(data, indices, 0, oob);
+    if (!ref.ok) throw new Error(ref.message);
+    expect(hex(gatherElements(data, indices, { axis: 0, oob }).data)).toBe(hex(ref.tensor.data));
+  });
+});
+
 describe('gatherElements: errors', () => {
   it('out-of-range index: names the value, its position in indices and the valid range', () => {
     const data = tensorFrom(

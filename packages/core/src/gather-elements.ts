@@ -1,5 +1,6 @@
 import {
   CACHE_LINE_BYTES,
+  copyWords1,
   LONG_BLOCK_BYTES,
   touchRange,
   type WordView,
@@ -262,45 +263,7 @@ function copyInner1(
     if (touch) touchRange(bytes, base * itemBytes, base * itemBytes + rowBytes);
     const end = d + axisLength;
     if (words === 1) {
-      // Eight loads before eight stores so that eight misses overlap, as Gather's copyWords1;
-      // `(p0 | ... | p7) >= 0` proves none is ZERO_FILL.
-      for (; d + 8 <= end; d += 8) {
-        const p0 = positions[d] as number;
-        const p1 = positions[d + 1] as number;
-        const p2 = positions[d + 2] as number;
-        const p3 = positions[d + 3] as number;
-        const p4 = positions[d + 4] as number;
-        const p5 = positions[d + 5] as number;
-        const p6 = positions[d + 6] as number;
-        const p7 = positions[d + 7] as number;
-        if ((p0 | p1 | p2 | p3 | p4 | p5 | p6 | p7) < 0) {
-          for (let k = d; k < d + 8; k++) {
-            const p = positions[k] as number;
-            if (p !== ZERO_FILL) dst[k] = src[base + p * axisStride] as number;
-          }
-          continue;
-        }
-        const w0 = src[base + p0 * axisStride] as number;
-        const w1 = src[base + p1 * axisStride] as number;
-        const w2 = src[base + p2 * axisStride] as number;
-        const w3 = src[base + p3 * axisStride] as number;
-        const w4 = src[base + p4 * axisStride] as number;
-        const w5 = src[base + p5 * axisStride] as number;
-        const w6 = src[base + p6 * axisStride] as number;
-        const w7 = src[base + p7 * axisStride] as number;
-        dst[d] = w0;
-        dst[d + 1] = w1;
-        dst[d + 2] = w2;
-        dst[d + 3] = w3;
-        dst[d + 4] = w4;
-        dst[d + 5] = w5;
-        dst[d + 6] = w6;
-        dst[d + 7] = w7;
-      }
-      for (; d < end; d++) {
-        const p = positions[d] as number;
-        if (p !== ZERO_FILL) dst[d] = src[base + p * axisStride] as number;
-      }
+      d = copyWords1(positions, d, end, base, axisStride, src, dst, d);
       continue;
     }
     for (; d < end; d++) {
@@ -447,7 +410,7 @@ function runFused(walk: ElementsWalk, data: Tensor, indices: Tensor, out: Tensor
 /**
  * copyInner1 reading int32 (wide = false) or int64 (wide = true, as int32 pairs) indices in place.
  * Eight indices are checked and eight loads issued before their stores, so eight cache misses
- * overlap (as Gather's copyWords1). An index is valid when its high word is the sign extension of
+ * overlap (as copy.ts's copyWords1). An index is valid when its high word is the sign extension of
  * its low word (it fits in int32) and `p = lo + (lo < 0 ? bound : 0)` is in [0, bound), which
  * `(bound - 1 - p) | p` tests with one sign bit. Returns false at the first group holding an
  * invalid index.

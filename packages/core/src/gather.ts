@@ -1,5 +1,6 @@
 import {
   CACHE_LINE_BYTES,
+  copyWords1,
   LONG_BLOCK_BYTES,
   touchBlocks,
   touchGroupSize,
@@ -250,70 +251,11 @@ function copyShortBlocks(
         }
         d =
           words === 1
-            ? copyWords1(positions, from, to, rowBase, src, dst, d)
+            ? copyWords1(positions, from, to, rowBase, 1, src, dst, d)
             : copyWordsN(positions, from, to, rowBase, src, dst, d, words);
       }
     }
   }
-}
-
-/**
- * One-word blocks: the hot loop of gathers along the last axis (W2, W3). Eight loads are issued
- * before their stores so that eight cache misses overlap (1.3-1.8x on W2 over one at a time).
- * `(p0 | ... | p7) >= 0` proves that none is ZERO_FILL (-1 makes any int32 OR negative); it may
- * also send in-range positions >= 2^31 (Float64Array plans) to the checked loop, which is fine.
- */
-function copyWords1(
-  positions: Int32Array | Float64Array,
-  from: number,
-  to: number,
-  rowBase: number,
-  src: WordView,
-  dst: WordView,
-  d: number,
-): number {
-  let j = from;
-  for (; j + 8 <= to; j += 8) {
-    const p0 = positions[j] as number;
-    const p1 = positions[j + 1] as number;
-    const p2 = positions[j + 2] as number;
-    const p3 = positions[j + 3] as number;
-    const p4 = positions[j + 4] as number;
-    const p5 = positions[j + 5] as number;
-    const p6 = positions[j + 6] as number;
-    const p7 = positions[j + 7] as number;
-    if ((p0 | p1 | p2 | p3 | p4 | p5 | p6 | p7) < 0) {
-      for (let k = j; k < j + 8; k++) {
-        const p = positions[k] as number;
-        if (p !== ZERO_FILL) dst[d] = src[rowBase + p] as number;
-        d++;
-      }
-      continue;
-    }
-    const w0 = src[rowBase + p0] as number;
-    const w1 = src[rowBase + p1] as number;
-    const w2 = src[rowBase + p2] as number;
-    const w3 = src[rowBase + p3] as number;
-    const w4 = src[rowBase + p4] as number;
-    const w5 = src[rowBase + p5] as number;
-    const w6 = src[rowBase + p6] as number;
-    const w7 = src[rowBase + p7] as number;
-    dst[d] = w0;
-    dst[d + 1] = w1;
-    dst[d + 2] = w2;
-    dst[d + 3] = w3;
-    dst[d + 4] = w4;
-    dst[d + 5] = w5;
-    dst[d + 6] = w6;
-    dst[d + 7] = w7;
-    d += 8;
-  }
-  for (; j < to; j++) {
-    const p = positions[j] as number;
-    if (p !== ZERO_FILL) dst[d] = src[rowBase + p] as number;
-    d++;
-  }
-  return d;
 }
 
 function copyWordsN(
@@ -327,7 +269,7 @@ function copyWordsN(
   words: number,
 ): number {
   if (words % 4 === 0) {
-    // four loads before four stores, as in copyWords1
+    // four loads before four stores, as in copy.ts's copyWords1
     for (let j = from; j < to; j++) {
       const p = positions[j] as number;
       if (p !== ZERO_FILL) {

@@ -82,12 +82,13 @@ function gather(itemBytes) {
     (param $data i32) (param $rowStep i32) (param $idx i32) (param $out i32)
     (param $rows i32) (param $width i32)
     (local $a i32) (local $src i32) (local $ip i32) (local $end4 i32) (local $end i32)
+    ;; Every row reads the same positions: where its four-at-a-time part and its tail end.
+    (local.set $end4 (i32.add (local.get $idx) (i32.shl (i32.and (local.get $width) (i32.const -4)) (i32.const 2))))
+    (local.set $end (i32.add (local.get $idx) (i32.shl (local.get $width) (i32.const 2))))
     (block $rowsDone (loop $rowLoop
       (br_if $rowsDone (i32.ge_u (local.get $a) (local.get $rows)))
       (local.set $src (i32.add (local.get $data) (i32.mul (local.get $a) (local.get $rowStep))))
       (local.set $ip (local.get $idx))
-      (local.set $end4 (i32.add (local.get $idx) (i32.shl (i32.and (local.get $width) (i32.const -4)) (i32.const 2))))
-      (local.set $end (i32.add (local.get $idx) (i32.shl (local.get $width) (i32.const 2))))
       (block $quadsDone (loop $quadLoop
         (br_if $quadsDone (i32.ge_u (local.get $ip) (local.get $end4)))${move(0, 0)}${move(4, itemBytes)}${move(8, 2 * itemBytes)}${move(12, 3 * itemBytes)}
         (local.set $ip (i32.add (local.get $ip) (i32.const 16)))
