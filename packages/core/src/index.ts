@@ -72,3 +72,10 @@ export {
   tensorFrom,
   tensorValues,
 } from './tensor.js';
+// Low-level: the WebAssembly kernels and their switch, used by @tensorops/gather-tree's walk.
+export {
+  setWasmKernelsEnabled,
+  type TreeKernel,
+  type WasmKernels,
+  wasmKernels,
+} from './wasm/runtime.js';

@@ -16,6 +16,7 @@ import {
   valueView,
 } from '@tensorops/core';
 import { type EndToken, isStepDtype, resolveEndToken, STEP_DTYPES, show } from './end-token.js';
+import { backtrackWasm } from './wasm-walk.js';
 
 const OP = 'GatherTree';
 
@@ -92,11 +93,14 @@ export function gatherTree(
   const size = dtypeSize(dtype);
   const parents = parentView(parentIds, K);
   const ctx: Context = { T, B, K, lengths, parents, parentIds, stepIds };
+  // The backward walk in WebAssembly where it runs (beams of at most 16); null leaves it to the
+  // JavaScript walks below, which also find and report a followed parent out of range.
+  const stops = backtrackWasm(ctx, size, stepIds.data, out.data, end.bits);
 
   if (size === 8) {
     const src = alignedView(stepIds.data, Int32Array);
     const dst = new Int32Array(out.data.buffer, out.data.byteOffset, out.data.byteLength >>> 2);
-    backtrackPairs(ctx, src, dst);
+    if (stops === null) backtrackPairs(ctx, src, dst);
     const endWords = new Int32Array(end.bits.buffer, end.bits.byteOffset, 2);
     if (dtype === 'float64') {
       const values = new Float64Array(out.data.buffer, out.data.byteOffset, dst.length >>> 1);
@@ -110,13 +114,13 @@ export function gatherTree(
   const dst = wordView(out.data, size);
   const endWord = wordView(end.bits, size)[0] as number;
   if (dtype === 'float32') {
-    backtrack(ctx, src, dst);
+    if (stops === null) backtrack(ctx, src, dst);
     const values = new Float32Array(out.data.buffer, out.data.byteOffset, dst.length);
     maskFloat(ctx, values, dst as Int32Array, Number(end.value), new Int32Array([endWord]), 1);
   } else {
     // Plain arguments rather than ctx's fields: see backtrackStops.
-    const stops = backtrackStops(T, B, K, lengths, parents, src, dst, endWord, ctx);
-    fillEnded(T, B, K, lengths, dst, endWord, stops);
+    const ended = stops ?? backtrackStops(T, B, K, lengths, parents, src, dst, endWord, ctx);
+    fillEnded(T, B, K, lengths, dst, endWord, ended);
   }
   return out;
 }

@@ -49,11 +49,33 @@ export type GatherKernel = (
   width: number,
 ) => void;
 
+/**
+ * `tree_<item>`: GatherTree's backward walk over staged time rows [t0, t1), for beams of
+ * K <= 16 items (wasm/kernels.wat.mjs says what it reads and writes). `end` is end_token's bits
+ * as an unsigned integer of the item's width. Returns 1 at the first followed parent outside
+ * [0, K), else 0.
+ */
+export type TreeKernel = (
+  src: number,
+  par: number,
+  out: number,
+  t0: number,
+  t1: number,
+  batch: number,
+  beams: number,
+  lens: number,
+  trace: number,
+  stops: number,
+  end: bigint,
+) => number;
+
 export interface WasmKernels {
   /** take[indexBytes][itemBytes] for index widths 4 (int32) and 8 (int64), items of 1, 2, 4, 8. */
   readonly take: Readonly<Record<number, Readonly<Record<number, TakeKernel>>>>;
   /** gather[itemBytes] for items of 1, 2, 4, 8 bytes. */
   readonly gather: Readonly<Record<number, GatherKernel>>;
+  /** tree[itemBytes] for items of 1, 2, 4, 8 bytes. */
+  readonly tree: Readonly<Record<number, TreeKernel>>;
   /** A view of the whole memory, at least `bytes` long (grows it), or null above the cap. */
   staging(bytes: number): Uint8Array | null;
 }
@@ -107,8 +129,10 @@ function instantiate(): WasmKernels | null {
   if (api === undefined) return null;
   let exports: Record<string, unknown>;
   try {
-    // Synchronous compile: the module is ~1 KiB, under the 4 KiB that browsers allow on the main
-    // thread, and it keeps every kernel call synchronous.
+    // Synchronous compile keeps every kernel call synchronous. The module is ~8 KiB: browsers
+    // compile up to 8 MB synchronously on the main thread (Chrome 114 lifted its old 4 KiB cap).
+    // It uses fixed-width SIMD (GatherTree's walk), so an engine without it (Safari before 16.4)
+    // refuses the module and every op keeps to its JavaScript loop.
     exports = new api.Instance(new api.Module(KERNELS_WASM), {}).exports;
   } catch {
     return null;
@@ -126,13 +150,16 @@ function instantiate(): WasmKernels | null {
     }
   }
   const gather: Record<number, GatherKernel> = {};
+  const tree: Record<number, TreeKernel> = {};
   for (const itemBytes of [1, 2, 4, 8]) {
     gather[itemBytes] = exports[`gather_${itemBytes}`] as GatherKernel;
+    tree[itemBytes] = exports[`tree_${itemBytes}`] as TreeKernel;
   }
   let view = new Uint8Array(memory.buffer);
   return {
     take,
     gather,
+    tree,
     staging(bytes) {
       if (bytes > STAGING_MAX_BYTES) return null;
       if (bytes > memory.buffer.byteLength) {
