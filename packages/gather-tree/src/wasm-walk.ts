@@ -23,9 +23,6 @@ export const WALK_BLOCK_BYTES = 384 * 1024;
 /** The kernel's vector loads read up to 16 items (at most 128 bytes) past a block's last beam. */
 const SLACK = 128;
 
-/** Per batch entry: its length (4 bytes), traced beams (16 bytes) and stops (16 int32). */
-const STATE_BYTES = 4 + 16 + 64;
-
 export interface WalkInput {
   readonly T: number;
   readonly B: number;
@@ -58,10 +55,11 @@ export function backtrackWasm(
   const rowBytes = B * K * itemBytes;
   const parentRowBytes = B * K * 4;
   const rows = Math.min(T, Math.max(1, Math.floor(blockBytes / (2 * rowBytes + parentRowBytes))));
+  // Per batch entry: its length (int32), traced beams (16 bytes) and stops (16 int32).
   const stateAt = 0;
   const traceAt = stateAt + 4 * B;
   const stopsAt = traceAt + 16 * B;
-  const srcAt = STATE_BYTES * B;
+  const srcAt = stopsAt + 64 * B;
   const parAt = srcAt + rows * rowBytes + SLACK;
   const outAt = parAt + rows * parentRowBytes + SLACK;
   const mem = kernels.staging(outAt + rows * rowBytes);
