@@ -23,9 +23,8 @@ export function wordView(bytes: Uint8Array, width: 4 | 2 | 1): WordView {
 /**
  * One-word blocks: dst[d + j - from] = src[base + positions[j] * stride] for j in [from, to),
  * skipping ZERO_FILL positions; returns the next d. The hot loop of gathers along the last axis
- * (Gather's W2 and W3 with stride 1, GatherElements' planned path with the axis stride). Eight
- * loads are issued before their stores so that eight cache misses overlap (1.3-1.8x on W2 over
- * one at a time).
+ * (Gather with stride 1, GatherElements' planned path with the axis stride). Eight loads are
+ * issued before their stores so that eight cache misses overlap (measured in docs/performance.md).
  * `(p0 | ... | p7) >= 0` proves that none is ZERO_FILL (-1 makes any int32 OR negative); it may
  * also send in-range positions >= 2^31 (Float64Array plans) to the checked loop, which is fine.
  */

@@ -11,7 +11,7 @@ import {
 import { TensorOpsError } from './errors.js';
 
 describe('dtypes', () => {
-  it('knows every dtype of DESIGN.md §2 with its item size', () => {
+  it('knows every dtype of docs/design.md §2.3 with its item size', () => {
     expect(DTYPE_SIZES).toEqual({
       bool: 1,
       int8: 1,

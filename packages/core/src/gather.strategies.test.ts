@@ -146,12 +146,12 @@ describe('gatherStrategy', () => {
   const plan = (shape: number[], n: number, axis: number): GatherPlan =>
     planGather({ dtype: 'float32', shape }, createTensor('int32', [n]), { axis });
 
-  it('reads small, densely gathered rows whole first (W2, W3 shapes)', () => {
+  it('reads small, densely gathered rows whole first (dense gathers along the last axis)', () => {
     expect(gatherStrategy(plan([64, 1_000_000], 1_000_000, 1))).toBe('touch-rows');
     expect(gatherStrategy(plan([128, 4096], 2048, 1))).toBe('touch-rows');
   });
 
-  it('touches groups of short blocks from a large row (W1 shape)', () => {
+  it('touches groups of short blocks from a large row (many rows along axis 0)', () => {
     expect(gatherStrategy(plan([1_000_000, 64], 1_000_000, 0))).toBe('touch-groups');
   });
 

@@ -113,9 +113,8 @@ export function gather(data: Tensor, indices: Tensor, options: GatherOptions = {
   const plan = planGather(data, indices, options);
   const out = outputTensor('Gather', options, data.dtype, plan.outShape, [data, indices]);
   if (out.data.byteLength === 0) return out;
-  // The wasm kernel where the JS walk would read whole rows: W2 of the bench into a reused output
-  // 163-205 -> 73 ms, W3 20-22 -> 7 ms. It reads positions unchecked, so they must hold no
-  // ZERO_FILL, which only oob 'error' guarantees.
+  // The wasm kernel where the JS walk would read whole rows (faster there: docs/performance.md).
+  // It reads positions unchecked, so they must hold no ZERO_FILL, which only oob 'error' guarantees.
   const strategy = gatherStrategy(plan);
   const wasm =
     (options.oob ?? 'error') === 'error' &&
@@ -131,9 +130,9 @@ export function gather(data: Tensor, indices: Tensor, options: GatherOptions = {
  *   hardware prefetcher.
  * - 'touch-rows': before gathering from one [axisSize, block] row, read the row once in order
  *   (a stream the prefetcher runs at full bandwidth), so the random reads that follow hit cache.
- *   For rows that fit in cache and that the gather reads densely (W2, W3 of the bench).
+ *   For rows that fit in cache and that the gather reads densely.
  * - 'touch-groups': before copying a group of blocks, load each of their cache lines in a short
- *   loop that keeps many misses in flight. For random blocks from a large row (W1).
+ *   loop that keeps many misses in flight. For random blocks from a large row.
  */
 export type GatherStrategy = 'plain' | 'touch-rows' | 'touch-groups';
 

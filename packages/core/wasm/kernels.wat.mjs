@@ -13,8 +13,8 @@
 // gather_<item>(data, rowStep, idx, out, rows, width)
 //   for a < rows, j < width: out[a * width + j] = item at data + a * rowStep + idx[j] * item,
 //   with idx[j] an int32 position already checked to lie inside the row (Gather's decoded
-//   positions). No check and four elements per iteration: on W2 of the bench this loop takes
-//   about a third of take's time, whose per-element range check and i64 arithmetic dominate.
+//   positions). No check and four elements per iteration: take's per-element range check and
+//   i64 arithmetic dominate its time (docs/performance.md).
 // Elements are moved as integers of their width, never as floats: every bit pattern survives.
 // All addresses are byte offsets into the module's own memory (see src/wasm/runtime.ts).
 
@@ -129,8 +129,8 @@ const LANE = {
  * Why SIMD: a JavaScript walk does a bounds-checked load, store and parent load per element.
  * Here a beam row of K items is at most `item` vectors, and one i8x16.swizzle per pair of
  * (output vector, source vector) moves the traced items, with byte indices trace * item + byte;
- * the 16 parents narrow to bytes and one swizzle follows all of them. About 2.3x the JavaScript
- * walk on W7 of the bench, staging included.
+ * the 16 parents narrow to bytes and one swizzle follows all of them (faster than the JavaScript
+ * walk, staging included: docs/performance.md).
  */
 function tree(itemBytes) {
   const w = itemBytes;

@@ -25,7 +25,7 @@ export type GatherTreeOptions = Pick<OutputOption, 'out'>;
 
 /**
  * Rebuilds complete beams from per-step ids and parent beam pointers (OpenVINO GatherTree-1,
- * TensorFlow Addons `gather_tree`), with the fixes of DESIGN.md §3:
+ * TensorFlow Addons `gather_tree`), with the fixes of docs/design.md §3.4:
  * - `stepIds`, `parentIds`: [MAX_TIME, BATCH, BEAM]; `maxSeqLen`: [BATCH]; `endToken` a scalar.
  * - max_seq_len is clamped to [0, MAX_TIME]; 0 or negative leaves the whole beam end_token.
  * - Only the parents actually followed are read and validated, against [0, BEAM);

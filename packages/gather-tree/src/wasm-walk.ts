@@ -2,8 +2,7 @@
 // SIMD; wasm/kernels.wat.mjs in core), for beams of at most 16 and step ids of 1, 2, 4 or 8
 // bytes. The kernel holds a batch entry's traced beams in one vector and moves a whole beam row
 // with a few byte shuffles, where the JavaScript walk pays a bounds-checked load, store and
-// parent load per element: on [256, 256, 16] int32 (W7 of the bench) the whole gatherTree call
-// measured 2.2-2.3x faster, staging included.
+// parent load per element (the figures are in docs/performance.md).
 //
 // Wasm code only sees its own memory, so the walk goes down the time axis a block of rows at a
 // time: copy the block's step ids and parents in (TypedArray.set, a memmove), run the kernel,
@@ -15,8 +14,8 @@ export const WASM_MAX_BEAMS = 16;
 
 /**
  * Bytes of step ids + parents + output staged per kernel call, small enough for the block to
- * stay in cache between its copies. On W7 of the bench (rows of [256, 16] int32) blocks of 192
- * KiB to 768 KiB measured alike (1.2-1.3 ms a call); 96 KiB and 1.5 MiB were 10% slower.
+ * stay in cache between its copies; a flat optimum between 192 KiB and 768 KiB was measured
+ * (docs/performance.md).
  */
 export const WALK_BLOCK_BYTES = 384 * 1024;
 

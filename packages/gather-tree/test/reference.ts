@@ -1,5 +1,5 @@
-// A slow, literal GatherTree: the pseudo-code of specs/openvino-gather-tree-1.md transcribed line by
-// line on plain values, with the fixes of DESIGN.md §3 marked FIX. It shares no code with the
+// A slow, literal GatherTree: the pseudo-code of docs/design.md §3.4 transcribed line by
+// line on plain values, with the fixes listed there marked FIX. It shares no code with the
 // kernel, so property tests can hold one against the other.
 import { type ErrorCode, type Tensor, tensorValues } from '@tensorops/core';
 
@@ -79,7 +79,7 @@ export function referenceGatherTree(
         if (finished) finalIdx[i] = end;
         // elif final_idx[time, batch, beam] == end_token: (numeric ==, so a float -0 matches 0)
         else if (finalIdx[i] === end) finished = true;
-        // FIX (DESIGN.md): float step ids that reach the output must be integral.
+        // FIX (docs/design.md §3.4): float step ids that reach the output must be integral.
         else if (isFloat && !Number.isInteger(finalIdx[i])) errors.add('E_VALUE');
       }
     }

@@ -62,7 +62,7 @@ describe('Gather through the wasm take kernel', () => {
     );
   });
 
-  it('a dense row gather (the W3 shape, scaled down) is touch-rows and gives the reference bytes with wasm on and off', () => {
+  it('a dense row gather with batch dims is touch-rows and gives the reference bytes with wasm on and off', () => {
     const data = randomData('float32', [4, 8, 512], 1);
     const values = Array.from({ length: 4 * 256 }, (_, i) => (i * 7919) % 512);
     const indices = tensorFrom('int64', [4, 256], values);

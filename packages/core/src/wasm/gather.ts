@@ -1,7 +1,7 @@
 // Gather of one-item blocks (the axis is the last dim, or the dims after it are 1) through the
 // wasm gather kernel: out[b, o, k] = data[b, o, positions[b, k]]. The caller uses it where the
-// JavaScript walk would be 'touch-rows' (rows of at most 4 MiB that the gather reads densely,
-// W2 and W3 of the bench): there every data row is read whole anyway, so staging it into wasm
+// JavaScript walk would be 'touch-rows' (rows of at most 4 MiB that the gather reads densely):
+// there every data row is read whole anyway, so staging it into wasm
 // memory (a memmove) costs about what the touch pass did, and the kernel then gathers from cache.
 import type { GatherPlan } from '../gather.js';
 import { STAGING_SIZES, type StagingSizes } from './gather-elements.js';

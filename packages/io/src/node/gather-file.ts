@@ -8,11 +8,11 @@
 // bytes of sequential reading) among those whose memory fits a budget (SCAN_MAX_BYTES, and a
 // quarter of the memory free):
 // - ranged: one read per run of consecutive source blocks, straight into the output chunk; reads
-//   for one chunk run concurrently. For few picks from a large file (issue 5: 10 000 rows of a
+//   for one chunk run concurrently. For few picks from a large file (say 10 000 rows of a
 //   3.5 GiB file), where memory stays at one output chunk.
 // - scan: reads whole regions (rows of the 4-D view; for axis 0 the whole tensor) into a buffer
-//   and runs core's kernel from it into reused output chunks. For dense picks: W8 (10^6 rows of
-//   a 256 MB file) was 10^6 reads of 256 bytes, 11.8 s; as one sequential read, 0.1 s.
+//   and runs core's kernel from it into reused output chunks. For dense picks, where one read per pick would
+//   cost far more than one sequential read (docs/performance.md).
 // - sweep: dense picks from a source too large to hold whole: reads the windows holding picked
 //   blocks once each, in file order, and scatters the blocks into an output held whole.
 // Chunks are produced one ahead of the consumer (see `ahead`), so a file writer's write of one
@@ -195,7 +195,7 @@ function pickMode(ctx: RunContext): FileGatherMode {
 
 /**
  * The largest region a scan may hold: a fraction of the memory free now, and never more than
- * SCAN_MAX_BYTES, so that a gather from a file larger than memory stays ranged (issue 5).
+ * SCAN_MAX_BYTES, so that a gather from a file larger than memory stays ranged.
  */
 function scanBudget(): number {
   return Math.min(SCAN_MAX_BYTES, Math.floor(freemem() / 4));
@@ -219,8 +219,7 @@ function chunkAllocator(ctx: RunContext, options?: ChunkOptions): (length: numbe
 /**
  * Produces chunk k+1 while the consumer works on chunk k. A file writer hands chunk k to a libuv
  * thread and waits; computing k+1 is deferred to setImmediate so that it starts after that write
- * was issued and runs on the main thread alongside it (W8: the copies hide most of the 256 MB
- * write). The producer must not reuse chunk k's buffer for k+1 (chunkAllocator alternates two).
+ * was issued and runs on the main thread alongside it (the copies hide most of a large write). The producer must not reuse chunk k's buffer for k+1 (chunkAllocator alternates two).
  */
 async function* ahead(chunks: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
   const it = chunks[Symbol.asyncIterator]();
