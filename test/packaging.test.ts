@@ -141,9 +141,11 @@ beforeAll(async () => {
   await npm(['install', ...PACKAGES.map((p) => packed.get(p.name)?.tgz as string)], consumer());
 }, 180_000);
 
+// Removing the installed consumer (thousands of files) can take longer than vitest's 10 s hook
+// default on a busy machine.
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe.each(PACKAGES)('tarball of $name', (pkg) => {
   it('has the metadata a published package needs', () => {
