@@ -29,10 +29,17 @@ export async function emitInspect(
     color: options.color,
     title,
   });
-  if (report.metadata !== null) await writeAll(io.stdout, metadataLines(report.metadata));
+  await writeAll(io.stdout, notTensorLines(report) + metadataLines(report.metadata));
 }
 
-function metadataLines(metadata: Readonly<Record<string, string>>): string {
+function notTensorLines(report: InspectReport): string {
+  return report.not_tensors
+    .map((o) => `  ${printable(o.name)}  not a tensor: ${printable(o.reason)}\n`)
+    .join('');
+}
+
+function metadataLines(metadata: Readonly<Record<string, string>> | null): string {
+  if (metadata === null) return '';
   const lines = Object.entries(metadata).map(([k, v]) => `  ${printable(k)}: ${printable(v)}\n`);
   return `metadata:\n${lines.join('')}`;
 }
@@ -62,7 +69,8 @@ export function inspectTable(report: InspectReport): string {
     });
     const header = ['name', 'dtype', 'shape', 'bytes', 'offset', 'stored as'];
     const widths = header.map((h, i) =>
-      Math.max(h.length, ...rows.map((r) => (r[i] as string).length)),
+      // A loop, not Math.max(...rows): spreading 200k rows as arguments overflows the stack.
+      rows.reduce((w, r) => Math.max(w, (r[i] as string).length), h.length),
     );
     const right = new Set([3, 4]);
     for (const row of [header, ...rows]) {
@@ -72,5 +80,5 @@ export function inspectTable(report: InspectReport): string {
       lines.push(`  ${cells.join('  ').trimEnd()}`);
     }
   }
-  return `${lines.join('\n')}\n${report.metadata === null ? '' : metadataLines(report.metadata)}`;
+  return `${lines.join('\n')}\n${notTensorLines(report)}${metadataLines(report.metadata)}`;
 }

@@ -161,3 +161,23 @@ describe('tensorops convert', () => {
     expect(text).toContain('--compress');
   });
 });
+
+describe('tensorops convert: a corrupt .npz member', () => {
+  it('fails the write with one line, exit 1 and no file, whatever the target', () => {
+    const input = npz('crc-stored.npz');
+    for (const [source, target, extra] of [
+      [input, 'out.npz', []],
+      [input, 'out.npz', ['--compress']],
+      [`${input}:x`, 'out.npz:y', []],
+      [input, 'out.safetensors', []],
+    ] as const) {
+      const dir = tempDir();
+      const r = tensorops(['convert', source, join(dir, target), ...extra]);
+      expect(r.status, target).toBe(1);
+      expect(r.stderr).toMatch(
+        /^tensorops: error: .*\.npz member 'x\.npy' CRC-32 mismatch: [^\n]*\n$/,
+      );
+      expect(listDir(dir)).toEqual([]);
+    }
+  });
+});

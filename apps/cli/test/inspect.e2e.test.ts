@@ -1,7 +1,7 @@
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO, tempDir, tensorops } from './helpers.js';
+import { listDir, REPO, tempDir, tensorops } from './helpers.js';
 
 const st = (name: string): string => join(REPO, 'fixtures', 'safetensors', name);
 const npz = (name: string): string => join(REPO, 'fixtures', 'npz', name);
@@ -39,7 +39,14 @@ describe('tensorops inspect', () => {
 
   it('--json has stable keys, the same for every format', () => {
     const doc = JSON.parse(ok(['inspect', st('all-dtypes.safetensors'), '--json']));
-    expect(Object.keys(doc)).toEqual(['file', 'format', 'size', 'tensors', 'metadata']);
+    expect(Object.keys(doc)).toEqual([
+      'file',
+      'format',
+      'size',
+      'tensors',
+      'not_tensors',
+      'metadata',
+    ]);
     expect(doc.format).toBe('safetensors');
     expect(doc.metadata).toEqual({ format: 'pt', note: 'café ✓' });
     expect(doc.tensors).toHaveLength(20);
@@ -74,6 +81,7 @@ describe('tensorops inspect', () => {
           compressed_nbytes: null,
         },
       ],
+      not_tensors: [],
       metadata: null,
     });
     const z = JSON.parse(ok(['inspect', npz('savez-compressed.npz'), '--json']));
@@ -132,5 +140,68 @@ describe('tensorops inspect', () => {
     expect(stdin.status).toBe(2);
     expect(stdin.stderr).toBe('tensorops: error: inspect reads a file, not standard input\n');
     expect(tensorops(['inspect', st('single.safetensors'), '-o', 'x']).status).toBe(2);
+  });
+});
+
+describe('tensorops inspect: .npz members that are not tensors', () => {
+  it('lists them as "not a tensor" with the reason, reads the rest, refuses them only by name', () => {
+    const path = npz('foreign-member.npz');
+    const r = tensorops(['inspect', path]);
+    expect(r.status).toBe(0);
+    expect(r.stdout.toString()).toContain(
+      "  notes.txt  not a tensor: .npz member 'notes.txt' is not a NAME.npy member",
+    );
+    const doc = JSON.parse(tensorops(['inspect', path, '--json']).stdout.toString());
+    expect(doc.tensors.map((t: { name: string }) => t.name)).toEqual(['x']);
+    expect(doc.not_tensors).toEqual([
+      {
+        name: 'notes.txt',
+        reason:
+          ".npz member 'notes.txt' is not a NAME.npy member (np.load would not return it as an array)",
+      },
+    ]);
+    const asked = tensorops(['inspect', `${path}:notes.txt`]);
+    expect(asked.status).toBe(1);
+    expect(asked.stderr).toBe(
+      `tensorops: error: ${path}: .npz member 'notes.txt' is not a NAME.npy member (np.load would not return it as an array)\n`,
+    );
+  });
+
+  it('a NAME.npy member holding more than its header declares is listed, and refused when used', () => {
+    const path = npz('member-excess.npz');
+    const doc = JSON.parse(tensorops(['inspect', path, '--json']).stdout.toString());
+    expect(doc.tensors).toEqual([]);
+    expect(doc.not_tensors[0].reason).toContain(
+      "member 'x.npy' holds 1000 bytes after the 24 bytes",
+    );
+    const dir = tempDir();
+    for (const args of [
+      ['convert', path, join(dir, 'o.safetensors')],
+      ['convert', `${path}:x`, join(dir, 'o.npy')],
+      ['gather', path, join(REPO, 'examples', 'ids.npy'), '-o', join(dir, 'o.npy')],
+    ]) {
+      const r = tensorops(args);
+      expect(r.status, args.join(' ')).toBe(1);
+      expect(r.stderr).toBe(
+        `tensorops: error: ${path}: .npz member 'x.npy' holds 1000 bytes after the 24 bytes of data its .npy header declares; refused (corrupt, or a zip bomb)\n`,
+      );
+    }
+    expect(listDir(dir)).toEqual([]);
+  });
+
+  it('reads members whose names are no valid path (x:0, a\\b, ../up, /abs), by name', () => {
+    const path = npz('odd-names.npz');
+    const doc = JSON.parse(tensorops(['inspect', path, '--json']).stdout.toString());
+    expect(doc.tensors.map((t: { name: string }) => t.name)).toEqual([
+      'x:0',
+      'a\\b',
+      '../up',
+      '/abs',
+    ]);
+    for (const name of ['x:0', 'a\\b', '../up', '/abs']) {
+      const r = tensorops(['inspect', `${path}:${name}`, '--json']);
+      expect(r.status, name).toBe(0);
+      expect(JSON.parse(r.stdout.toString()).tensors[0].name).toBe(name);
+    }
   });
 });

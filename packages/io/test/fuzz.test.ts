@@ -144,6 +144,8 @@ async function readEverything(bytes: Uint8Array, format: TensorFormat): Promise<
       await file.read(t);
       await collectStream(file.stream(t));
     }
+    // .npz members that are not tensors are refused when asked for.
+    for (const o of file.notTensors) file.get(o.name);
   } finally {
     await file.close();
   }

@@ -58,6 +58,10 @@ export const convertCommand: CommandSpec = {
     const { path, name } = resolveTensorRefOnDisk(input);
     const file: TensorFile = await openTensorFile(path);
     try {
+      // Every tensor: an .npz member that should be one but cannot be read refuses the whole.
+      for (const other of name === undefined ? file.notTensors : []) {
+        if (other.kind === 'unreadable') file.get(other.name);
+      }
       const picked = name === undefined ? file.tensors : [file.get(name)];
       if (target === 'npy' && picked.length !== 1) {
         const names = picked.map((t) => t.name).join(', ');

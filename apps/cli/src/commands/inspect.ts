@@ -25,13 +25,15 @@ export interface InspectTensor {
   readonly compressed_nbytes: number | null;
 }
 
-/** `tensorops inspect --json`: {"file", "format", "size", "tensors", "metadata"}. */
+/** `tensorops inspect --json`: {"file", "format", "size", "tensors", "not_tensors", "metadata"}. */
 export interface InspectReport {
   readonly file: string;
   readonly format: TensorFormat;
   /** File size in bytes. */
   readonly size: number;
   readonly tensors: readonly InspectTensor[];
+  /** .npz members that are not readable tensors (a readme, a refused header), and why. */
+  readonly not_tensors: readonly { readonly name: string; readonly reason: string }[];
   /** .safetensors `__metadata__`; null when absent and for .npy / .npz. */
   readonly metadata: Readonly<Record<string, string>> | null;
 }
@@ -83,6 +85,10 @@ export const inspectCommand: CommandSpec = {
           format: file.format,
           size: file.size,
           tensors: tensors.map(describe),
+          not_tensors:
+            name === undefined
+              ? file.notTensors.map((o) => ({ name: o.name, reason: o.error.message }))
+              : [],
           metadata: file.metadata === null ? null : { ...file.metadata },
         },
       };

@@ -15,6 +15,7 @@ import { type ByteSource, readExactly } from './source.js';
 import {
   chunkedRange,
   type FormatReader,
+  type NotATensor,
   STREAM_CHUNK_BYTES,
   type StoredTensor,
   swapUnitOf,
@@ -51,8 +52,8 @@ async function openZip(source: ByteSource): Promise<ZipFile> {
   const options = {
     lazyEntries: true,
     autoClose: false,
-    decodeStrings: true,
-    strictFileNames: true,
+    // Names are decoded by memberName below.
+    decodeStrings: false,
     validateEntrySizes: true,
   };
   try {
@@ -197,17 +198,42 @@ function checkEntry(entry: Entry): void {
   }
 }
 
+/**
+ * The member's name as the zip stores it. yauzl's own decoding would refuse names such as `x:0.npy`
+ * ("absolute path") or `a\\b.npy`, and rewrite backslashes: harmless here, since nothing is
+ * extracted to disk, and numpy reads them. So names are decoded as Python's zipfile does (UTF-8
+ * when the entry says so, else CP437), backslashes kept.
+ */
+function memberName(yauzl: typeof import('yauzl'), entry: Entry): string {
+  const raw = entry.fileName as unknown as Buffer;
+  return yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, raw, entry.extraFields, true);
+}
+
+/** Throws unless the member holds exactly its .npy header and data (as numpy writes it). */
+function checkMemberSize(entry: Entry, dataOffset: number, nbytes: number): void {
+  const extra = entry.uncompressedSize - dataOffset - nbytes;
+  if (extra > 0) {
+    throw new TensorOpsError(
+      'E_FORMAT',
+      `.npz member ${quote(entry.fileName)} holds ${extra} bytes after the ${nbytes} bytes of data its .npy header declares; refused (corrupt, or a zip bomb)`,
+    );
+  }
+}
+
 /** Reads the central directory and each member's .npy header: everything but the data. */
 export async function npzReader(source: ByteSource): Promise<FormatReader> {
   const zip = await openZip(source);
+  const yauzl = await loadYauzl();
   {
     const members = new Map<StoredTensor, Member>();
     const names = new Set<string>();
     const tensors: StoredTensor[] = [];
+    const notTensors: NotATensor[] = [];
     try {
       for await (const entry of zip.eachEntry()) {
-        checkEntry(entry);
-        const name = npzTensorName(entry.fileName);
+        entry.fileName = memberName(yauzl, entry);
+        const isNpy = entry.fileName.endsWith('.npy') && entry.fileName.length > 4;
+        const name = isNpy ? entry.fileName.slice(0, -4) : entry.fileName;
         if (names.has(name)) {
           throw new TensorOpsError(
             'E_FORMAT',
@@ -215,25 +241,36 @@ export async function npzReader(source: ByteSource): Promise<FormatReader> {
           );
         }
         names.add(name);
-        const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
-        const member: Member = { entry, name, dataStart: fileDataStart };
-        const header = await memberHeader(source, zip, member);
-        const deflated = entry.compressionMethod === DEFLATE;
-        const stored: StoredTensor = {
-          name,
-          dtype: header.dtype,
-          displayDtype: header.dtype,
-          formatDtype: header.descr,
-          shape: header.shape,
-          nbytes: header.nbytes,
-          offset: deflated ? null : fileDataStart + header.dataOffset,
-          fortranOrder: header.fortranOrder,
-          byteOrder: header.byteOrder,
-          compression: deflated ? 'deflate' : 'stored',
-          compressedBytes: entry.compressedSize,
-        };
-        members.set(stored, member);
-        tensors.push(stored);
+        try {
+          checkEntry(entry);
+          npzTensorName(entry.fileName);
+          const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, {
+            minimal: true,
+          });
+          const member: Member = { entry, name, dataStart: fileDataStart };
+          const header = await memberHeader(source, zip, member);
+          checkMemberSize(entry, header.dataOffset, header.nbytes);
+          const deflated = entry.compressionMethod === DEFLATE;
+          const stored: StoredTensor = {
+            name,
+            dtype: header.dtype,
+            displayDtype: header.dtype,
+            formatDtype: header.descr,
+            shape: header.shape,
+            nbytes: header.nbytes,
+            offset: deflated ? null : fileDataStart + header.dataOffset,
+            fortranOrder: header.fortranOrder,
+            byteOrder: header.byteOrder,
+            compression: deflated ? 'deflate' : 'stored',
+            compressedBytes: entry.compressedSize,
+          };
+          members.set(stored, member);
+          tensors.push(stored);
+        } catch (cause) {
+          // One member that is not a tensor leaves the others readable, as np.load does.
+          if (!(cause instanceof TensorOpsError)) throw cause;
+          notTensors.push({ name, kind: isNpy ? 'unreadable' : 'other', error: cause });
+        }
       }
     } catch (cause) {
       throw zipError(cause);
@@ -241,6 +278,7 @@ export async function npzReader(source: ByteSource): Promise<FormatReader> {
     return {
       format: 'npz',
       tensors,
+      notTensors,
       metadata: null,
       // Plain ranged streams would skip the CRC; stored members stream through `chunks` below,
       // which checks it on the way (the atomic writer drops the output if it fails at the end).
@@ -357,17 +395,18 @@ export async function npzChunks(
         forceDosTimestamp: true,
       },
       (callback) => {
-        callback(
-          null,
-          Readable.from(
-            (async function* () {
-              yield header;
-              yield* checkedChunks(data, `.npz member ${quote(member)}`);
-            })(),
-            // Byte mode: an object-mode stream would queue 16 whole chunks ahead of yazl.
-            { objectMode: false, highWaterMark: 1 << 16 },
-          ),
+        const memberStream = Readable.from(
+          (async function* () {
+            yield header;
+            yield* checkedChunks(data, `.npz member ${quote(member)}`);
+          })(),
+          // Byte mode: an object-mode stream would queue 16 whole chunks ahead of yazl.
+          { objectMode: false, highWaterMark: 1 << 16 },
         );
+        // yazl pipes a lazy member stream without listening for its errors: a failing input
+        // (a CRC mismatch, a truncated file) must end the archive, not crash the process.
+        memberStream.on('error', (error) => output.destroy(error));
+        callback(null, memberStream);
       },
     );
   }

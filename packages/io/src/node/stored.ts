@@ -33,6 +33,19 @@ export interface StoredTensor {
   readonly compressedBytes?: number;
 }
 
+/**
+ * A container member that is not a readable tensor. `other`: not a NAME.npy member (a readme, a
+ * directory entry), which np.load returns as raw bytes; `unreadable`: a NAME.npy member whose
+ * header or size tensorops refuses. Either is refused only when asked for by name.
+ */
+export interface NotATensor {
+  /** The name np.load lists it under: NAME for NAME.npy, else the member name. */
+  readonly name: string;
+  readonly kind: 'other' | 'unreadable';
+  /** Why, as the one-line error that asking for it gives. */
+  readonly error: TensorOpsError;
+}
+
 /** An open tensor file. Close it when done (streams keep it open until they finish). */
 export interface TensorFile {
   readonly path: string;
@@ -41,6 +54,8 @@ export interface TensorFile {
   readonly size: number;
   /** In file order (data order for .safetensors, member order for .npz). */
   readonly tensors: readonly StoredTensor[];
+  /** .npz members that are not readable tensors (empty for the other formats). */
+  readonly notTensors: readonly NotATensor[];
   /** .safetensors `__metadata__`; null when absent and for the other formats. */
   readonly metadata: Readonly<Record<string, string>> | null;
   /** The tensor called `name`; without a name, the only one. Throws E_TENSOR_NOT_FOUND. */
@@ -88,6 +103,7 @@ export interface FormatReader {
   readonly format: TensorFormat;
   readonly tensors: readonly StoredTensor[];
   readonly metadata: Readonly<Record<string, string>> | null;
+  readonly notTensors?: readonly NotATensor[];
   /** Loads one tensor (errors unprefixed; the wrapper adds the path). */
   read(t: StoredTensor): Promise<Tensor>;
   /** True when `stream` may read the tensor's bytes straight from the file. */
@@ -97,7 +113,7 @@ export interface FormatReader {
   close(): Promise<void>;
 }
 
-function listNames(tensors: readonly StoredTensor[]): string {
+function listNames(tensors: readonly { readonly name: string | null }[]): string {
   const names = tensors.slice(0, 8).map((t) => quote(t.name ?? ''));
   return tensors.length > 8
     ? `${names.join(', ')} and ${tensors.length - 8} more`
@@ -121,6 +137,7 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
     format: reader.format,
     size: source.size,
     tensors: reader.tensors,
+    notTensors: reader.notTensors ?? [],
     metadata: reader.metadata,
     get(name) {
       const { tensors } = reader;
@@ -134,16 +151,25 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
         return tensors[0] as StoredTensor;
       }
       if (name === undefined) {
-        if (tensors.length === 1) return tensors[0] as StoredTensor;
+        // An unreadable NAME.npy member was meant as a tensor: it counts, and its error is the
+        // answer when it is the only one.
+        const unreadable = reader.notTensors?.filter((o) => o.kind === 'unreadable') ?? [];
+        if (tensors.length === 0 && unreadable.length === 1) {
+          throw fileError(path, 'read', (unreadable[0] as NotATensor).error);
+        }
+        if (tensors.length === 1 && unreadable.length === 0) return tensors[0] as StoredTensor;
+        const all = [...tensors, ...unreadable];
         throw new TensorOpsError(
           'E_TENSOR_NOT_FOUND',
-          tensors.length === 0
+          all.length === 0
             ? `${path}: holds no tensors`
-            : `${path}: holds ${tensors.length} tensors (${listNames(tensors)}); pick one as ${path}:NAME`,
+            : `${path}: holds ${all.length} tensors (${listNames(all)}); pick one as ${path}:NAME`,
         );
       }
       const found = tensors.find((t) => t.name === name);
       if (found !== undefined) return found;
+      const other = reader.notTensors?.find((o) => o.name === name);
+      if (other !== undefined) throw fileError(path, 'read', other.error);
       throw new TensorOpsError(
         'E_TENSOR_NOT_FOUND',
         `${path}: no tensor ${quote(name)}${tensors.length ? ` (it holds ${listNames(tensors)})` : ' (it holds none)'}`,

@@ -1,0 +1,804 @@
+// Hostile-input stress run of the built CLI: zip bombs, corrupt archives, failing stdout, signals,
+// endless devices and pipes, huge outputs, odd names, protected targets, bad flags, edge-case
+// headers. Every case runs the real `apps/cli/dist/tensorops.js` in a private temp dir (devices are
+// made there with mknod, never taken from /dev) and prints one verdict line:
+//
+//   PASS|FAIL  case  time  peak-RSS  exit  files-left  first stderr line
+//
+// Usage: node scripts/stress.mjs [--reduced] [--only SUBSTRING] [--json] [--bin PATH/tensorops.js]
+// --reduced shrinks every size so the whole run stays within seconds and a few hundred MB (the
+// test suite runs it that way). Exits 1 when any case fails. Linux only (/proc, mknod); as root
+// it also runs the cases that need devices or another user.
+
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32, deflateRawSync, constants as zc } from 'node:zlib';
+
+const argv = process.argv.slice(2);
+const REDUCED = argv.includes('--reduced');
+const JSON_OUT = argv.includes('--json');
+const ONLY = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
+const BIN = argv.includes('--bin')
+  ? argv[argv.indexOf('--bin') + 1]
+  : new URL('../apps/cli/dist/tensorops.js', import.meta.url).pathname;
+const IS_ROOT = process.getuid?.() === 0;
+const MB = 1 << 20;
+/** Full size, or the reduced one. */
+const size = (full, reduced) => (REDUCED ? reduced : full);
+
+// ---------------------------------------------------------------------------------------------
+// Files, built byte by byte (no numpy needed)
+
+const MAGIC = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]);
+
+/** A .npy header (version 1.0 unless `major` says otherwise) with the dict text as given. */
+function npyHeader(dict, major = 1) {
+  const body = Buffer.from(dict, 'latin1');
+  const field = major === 1 ? 10 : 12;
+  const pad = 64 - ((field + body.length + 1) % 64);
+  const len = body.length + pad + 1;
+  const out = Buffer.alloc(field + len, 0x20);
+  MAGIC.copy(out);
+  out[6] = major;
+  out[7] = 0;
+  if (major === 1) out.writeUInt16LE(len, 8);
+  else out.writeUInt32LE(len, 8);
+  body.copy(out, field);
+  out[out.length - 1] = 0x0a;
+  return out;
+}
+
+function npyDict(descr, shape) {
+  const dims = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
+  return `{'descr': '${descr}', 'fortran_order': False, 'shape': ${dims}, }`;
+}
+
+function npy(descr, shape, data) {
+  return Buffer.concat([npyHeader(npyDict(descr, shape)), data]);
+}
+
+const int64s = (values) => {
+  const b = Buffer.alloc(values.length * 8);
+  values.forEach((v, i) => {
+    b.writeBigInt64LE(BigInt(v), i * 8);
+  });
+  return b;
+};
+const float32s = (n) => {
+  const b = Buffer.alloc(n * 4);
+  for (let i = 0; i < n; i++) b.writeFloatLE(i, i * 4);
+  return b;
+};
+
+/** A .npy of zeros whose data is a hole: big files cost nothing to make. */
+function sparseNpy(path, descr, shape, itemSize) {
+  const header = npyHeader(npyDict(descr, shape));
+  const fd = openSync(path, 'w');
+  writeSync(fd, header);
+  ftruncateSync(fd, header.length + shape.reduce((a, b) => a * b, 1) * itemSize);
+  closeSync(fd);
+}
+
+/**
+ * A zip. Members: { name (string or raw Buffer), data, deflate?, utf8?, crc?, size? } or
+ * { name, raw: { compressed, size, crc } } for prebuilt deflate streams.
+ */
+function zip(members) {
+  const locals = [];
+  const central = [];
+  let offset = 0;
+  for (const m of members) {
+    const name = Buffer.isBuffer(m.name) ? m.name : Buffer.from(m.name, 'utf8');
+    const method = m.raw || m.deflate ? 8 : 0;
+    const body = m.raw ? m.raw.compressed : m.deflate ? deflateRawSync(m.data) : m.data;
+    const crc = m.raw ? m.raw.crc : (m.crc ?? crc32(m.data));
+    const usize = m.raw ? m.raw.size : m.data.length;
+    const flags = m.utf8 ? 0x800 : 0;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(flags, 6);
+    local.writeUInt16LE(method, 8);
+    local.writeUInt32LE(0x00210000, 10);
+    local.writeUInt32LE(crc >>> 0, 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(usize, 22);
+    local.writeUInt16LE(name.length, 26);
+    const cd = Buffer.alloc(46);
+    cd.writeUInt32LE(0x02014b50, 0);
+    cd.writeUInt16LE(20, 4);
+    cd.writeUInt16LE(20, 6);
+    cd.writeUInt16LE(flags, 8);
+    cd.writeUInt16LE(method, 10);
+    cd.writeUInt32LE(0x00210000, 12);
+    cd.writeUInt32LE(crc >>> 0, 16);
+    cd.writeUInt32LE(body.length, 20);
+    cd.writeUInt32LE(usize, 24);
+    cd.writeUInt16LE(name.length, 28);
+    cd.writeUInt32LE(offset, 42);
+    locals.push(local, name, body);
+    central.push(cd, name);
+    offset += 30 + name.length + body.length;
+  }
+  const cdBytes = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(members.length, 8);
+  end.writeUInt16LE(members.length, 10);
+  end.writeUInt32LE(cdBytes.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cdBytes, end]);
+}
+
+/**
+ * A deflate stream of `head` followed by `zeros` zero bytes, built without inflating anything
+ * big: after a full flush the compressor starts afresh, so the compressed form of each further
+ * 1 MiB of zeros is the same bytes, repeated.
+ */
+function zeroBomb(head, zeros) {
+  const unit = MB;
+  const flush = (data) => deflateRawSync(data, { level: 9, finishFlush: zc.Z_FULL_FLUSH });
+  const first = flush(head);
+  const block = flush(Buffer.alloc(unit));
+  const last = deflateRawSync(Buffer.alloc(zeros % unit), { level: 9 });
+  const blocks = Math.floor(zeros / unit);
+  let crc = crc32(head);
+  const zero = Buffer.alloc(unit);
+  for (let i = 0; i < blocks; i++) crc = crc32(zero, crc);
+  crc = crc32(Buffer.alloc(zeros % unit), crc);
+  const parts = [first];
+  for (let i = 0; i < blocks; i++) parts.push(block);
+  parts.push(last);
+  return { compressed: Buffer.concat(parts), size: head.length + zeros, crc };
+}
+
+function safetensors(header, data = Buffer.alloc(0)) {
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  return Buffer.concat([len, json, data]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running the CLI: time, peak RSS (VmHWM polled from /proc), exit, stderr, files left
+
+function vmHWM(pid) {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs the CLI. options: cwd, stdin ('ignore' | path | { zeros: n } | { bytes }), stdout
+ * ('pipe' | path | 'closed' | 'epipe'), timeoutMs, signal: { name, when(): boolean } (sent
+ * when `when` first holds, polled every 5 ms), uid/gid.
+ */
+function run(args, options = {}) {
+  return new Promise((resolve) => {
+    const stdio = ['pipe', 'pipe', 'pipe'];
+    const fds = [];
+    if (typeof options.stdin === 'string' && options.stdin !== 'ignore') {
+      stdio[0] = openSync(options.stdin, 'r');
+      fds.push(stdio[0]);
+    } else if (options.stdin === 'ignore' || options.stdin === undefined) stdio[0] = 'ignore';
+    else if (options.stdin.stream !== undefined) stdio[0] = options.stdin.stream;
+    if (
+      typeof options.stdout === 'string' &&
+      !['pipe', 'closed', 'epipe'].includes(options.stdout)
+    ) {
+      stdio[1] = openSync(options.stdout, 'w');
+      fds.push(stdio[1]);
+    }
+    let command = process.execPath;
+    let commandArgs = [BIN, ...args];
+    if (options.stdout === 'closed') {
+      command = '/bin/sh';
+      commandArgs = ['-c', 'exec "$0" "$@" >&-', process.execPath, BIN, ...args];
+      stdio[1] = 'ignore';
+    }
+    const started = performance.now();
+    const child = spawn(command, commandArgs, {
+      cwd: options.cwd,
+      stdio,
+      env: { PATH: process.env.PATH ?? '' },
+      uid: options.uid,
+      gid: options.gid,
+    });
+    for (const fd of fds) closeSync(fd);
+    let peak = 0;
+    let stderr = '';
+    let stdoutBytes = 0;
+    let signalledAt;
+    let timedOut = false;
+    child.stderr.on('data', (d) => {
+      if (stderr.length < 65536) stderr += d.toString('utf8');
+    });
+    if (child.stdout) {
+      if (options.stdout === 'epipe') child.stdout.destroy();
+      else
+        child.stdout.on('data', (d) => {
+          stdoutBytes += d.length;
+        });
+    }
+    if (child.stdin) {
+      child.stdin.on('error', () => {});
+      if (options.stdin?.zeros !== undefined) {
+        const chunk = Buffer.alloc(MB);
+        let left = options.stdin.zeros;
+        const pump = () => {
+          while (left > 0) {
+            const n = Math.min(left, chunk.length);
+            left -= n;
+            if (!child.stdin.write(n === chunk.length ? chunk : chunk.subarray(0, n))) {
+              child.stdin.once('drain', pump);
+              return;
+            }
+          }
+          child.stdin.end();
+        };
+        pump();
+      } else if (options.stdin?.bytes !== undefined) child.stdin.end(options.stdin.bytes);
+    }
+    const poll = setInterval(() => {
+      peak = Math.max(peak, vmHWM(child.pid));
+      if (
+        options.signal &&
+        signalledAt === undefined &&
+        options.signal.when(performance.now() - started)
+      ) {
+        signalledAt = performance.now();
+        child.kill(options.signal.name);
+      }
+    }, 5);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, options.timeoutMs ?? 60_000);
+    child.on('exit', (code, signal) => {
+      const ended = performance.now();
+      clearInterval(poll);
+      clearTimeout(timer);
+      const finish = () =>
+        resolve({
+          code: timedOut ? 'timeout' : (code ?? `killed by ${signal}`),
+          ms: ended - started,
+          exitAfterSignalMs: signalledAt === undefined ? undefined : ended - signalledAt,
+          rss: peak,
+          stderr,
+          stdoutBytes,
+        });
+      if (child.stderr.readableEnded) finish();
+      else child.stderr.once('close', finish);
+    });
+  });
+}
+
+const stderrLines = (r) => r.stderr.split('\n').filter((l) => l !== '').length;
+
+function filesIn(dir) {
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+/** How many files in `dir` are not among `expected`. */
+const extraFiles = (dir, expected) => filesIn(dir).filter((f) => !expected.includes(f)).length;
+
+// ---------------------------------------------------------------------------------------------
+// The cases. Each returns { result, ok, note? }; `dir` is the case's own empty folder, where
+// outputs go ("files left" counts what is there afterwards besides what the case expects).
+
+const cases = [];
+const add = (id, point, fn) => cases.push({ id, point, fn });
+
+/** Failing cleanly: exit 1 (or `exit`), one stderr line, nothing left in `dir`. */
+function cleanFailure(r, dir, keep = [], exit = 1) {
+  const left = filesIn(dir).filter((f) => !keep.includes(f));
+  return {
+    ok: r.code === exit && stderrLines(r) === 1 && left.length === 0,
+    left: left.length,
+  };
+}
+
+let IN; // shared inputs folder
+const idx = () => join(IN, 'i.npy');
+
+function setupInputs() {
+  writeFileSync(join(IN, 'd.npy'), npy('<f4', [3, 4], float32s(12)));
+  writeFileSync(join(IN, 'i.npy'), npy('<i8', [2], int64s([0, 2])));
+  // 1: a deflated [3,4] float32 member followed by a flood of zeros
+  const head = npy('<f4', [3, 4], float32s(12));
+  const bomb = zeroBomb(head, size(1536, 96) * MB);
+  writeFileSync(join(IN, 'bomb.npz'), zip([{ name: 'x.npy', raw: bomb }]));
+  // 2: one flipped data byte in a stored member
+  const good = npy('<f4', [3, 4], float32s(12));
+  const bad = Buffer.from(good);
+  bad[bad.length - 1] ^= 0x01;
+  writeFileSync(join(IN, 'crc.npz'), zip([{ name: 'x.npy', data: bad, crc: crc32(good) }]));
+}
+
+for (const [id, args, outName] of [
+  ['bomb-gather', (d) => ['gather', join(IN, 'bomb.npz:x'), idx(), '-o', join(d, 'o.npy')]],
+  ['bomb-convert', (d) => ['convert', join(IN, 'bomb.npz'), join(d, 'o.npy')]],
+]) {
+  add(id, 1, async (dir) => {
+    const r = await run(args(dir), { timeoutMs: 120_000 });
+    const f = cleanFailure(r, dir, outName ? [outName] : []);
+    return { result: r, ok: f.ok && r.rss < 200 * MB, left: f.left };
+  });
+}
+
+for (const [id, extra] of [
+  ['crc-convert-npz', []],
+  ['crc-convert-npz-compress', ['--compress']],
+  ['crc-convert-npz-name', null],
+]) {
+  add(id, 2, async (dir) => {
+    const args =
+      extra === null
+        ? ['convert', join(IN, 'crc.npz:x'), `${join(dir, 'out.npz')}:y`]
+        : ['convert', join(IN, 'crc.npz'), join(dir, 'out.npz'), ...extra];
+    const r = await run(args);
+    const f = cleanFailure(r, dir);
+    return { result: r, ok: f.ok, left: f.left };
+  });
+}
+
+// 3: stdout failures
+const stdoutCommands = {
+  gather: () => ['gather', join(IN, 'd.npy'), idx()],
+  'gather-json': () => ['gather', join(IN, 'd.npy'), idx(), '--json'],
+  inspect: () => ['inspect', join(IN, 'd.npy')],
+  'convert-stdout': () => ['convert', join(IN, 'd.npy'), '-'],
+};
+for (const [name, args] of Object.entries(stdoutCommands)) {
+  add(`stdout-full-${name}`, 3, async (dir) => {
+    if (!IS_ROOT) return { skip: 'needs root (mknod)' };
+    const full = join(dir, 'full');
+    spawnSync('mknod', [full, 'c', '1', '7']);
+    const r = await run(args(), { stdout: full });
+    const f = cleanFailure(r, dir, ['full']);
+    return { result: r, ok: f.ok, left: f.left };
+  });
+}
+add('stdout-closed-gather', 3, async (dir) => {
+  const r = await run(stdoutCommands.gather(), { stdout: 'closed' });
+  const f = cleanFailure(r, dir);
+  return { result: r, ok: f.ok, left: f.left };
+});
+add('stdout-epipe-gather-json', 3, async (dir) => {
+  sparseNpy(join(dir, 'big.npy'), '<f4', [size(4096, 512), 1024], 4);
+  writeFileSync(
+    join(dir, 'rows.npy'),
+    npy('<i8', [64], int64s(Array.from({ length: 64 }, (_, i) => i))),
+  );
+  const r = await run(['gather', join(dir, 'big.npy'), join(dir, 'rows.npy'), '--json'], {
+    stdout: 'epipe',
+  });
+  return {
+    result: r,
+    ok: r.code === 0 && stderrLines(r) === 0,
+    left: extraFiles(dir, ['big.npy', 'rows.npy']),
+  };
+});
+
+// 4: signals across the write window; the target exists beforehand and must stay as it was
+const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1, SIGQUIT: 3 };
+// startup: before any file is opened; open: the temp file exists; mid: more than 1 MiB written
+const PHASES = ['startup', 'open', 'mid'];
+const signalCases = REDUCED
+  ? [
+      ['SIGTERM', 'open'],
+      ['SIGINT', 'mid'],
+      ['SIGHUP', 'mid'],
+    ]
+  : Object.keys(SIGNALS).flatMap((s) => PHASES.map((p) => [s, p]));
+for (const [name, when] of signalCases) {
+  add(`signal-${name}-${when}`, 4, async (dir) => {
+    const big = join(dir, 'big.npy');
+    sparseNpy(big, '<f4', [size(100, 16) * MB], 4);
+    const out = join(dir, 'out');
+    mkdirSync(out);
+    const target = join(out, 't.npy');
+    writeFileSync(target, 'original');
+    const temps = () => filesIn(out).filter((f) => f !== 't.npy');
+    const tempOver = (bytes) => () =>
+      temps().some((f) => (statSync(join(out, f), { throwIfNoEntry: false })?.size ?? -1) >= bytes);
+    const trigger = { startup: (ms) => ms > 40, open: tempOver(0), mid: tempOver(MB) }[when];
+    const r = await run(['convert', big, target], { signal: { name, when: trigger } });
+    const left = temps().length;
+    const untouched = readFileSync(target, 'utf8') === 'original';
+    // Killed by the signal itself (before Node installs handlers) reads as 128+N in a shell too.
+    const byCode = r.code === 128 + SIGNALS[name] || r.code === `killed by ${name}`;
+    return {
+      result: r,
+      ok: byCode && left === 0 && untouched && (r.exitAfterSignalMs ?? 1e9) < 200,
+      left,
+      note: `exit ${Math.round(r.exitAfterSignalMs ?? -1)} ms after ${name}${untouched ? '' : ', target changed'}`,
+    };
+  });
+}
+add('signal-fifo-open-SIGINT', 4, async (dir) => {
+  const fifo = join(dir, 'f.npy');
+  spawnSync('mkfifo', [fifo]);
+  const r = await run(['inspect', fifo], {
+    signal: { name: 'SIGINT', when: (ms) => ms > 500 },
+    timeoutMs: 10_000,
+  });
+  return {
+    result: r,
+    ok: r.code === 130 && (r.exitAfterSignalMs ?? 1e9) < 200,
+    left: 0,
+    note: `exit ${Math.round(r.exitAfterSignalMs ?? -1)} ms after SIGINT`,
+  };
+});
+
+// 5: endless devices and pipes, private copies made with mknod
+for (const [dev, minor, command] of [
+  ['zero', 5, 'inspect'],
+  ['zero', 5, 'gather'],
+  ['urandom', 9, 'inspect'],
+  ['urandom', 9, 'gather'],
+]) {
+  add(`device-${dev}-${command}`, 5, async (dir) => {
+    if (!IS_ROOT) return { skip: 'needs root (mknod)' };
+    const path = join(dir, dev);
+    spawnSync('mknod', [path, 'c', '1', String(minor)]);
+    const args =
+      command === 'inspect' ? ['inspect', path] : ['gather', path, idx(), '-o', join(dir, 'o.npy')];
+    const r = await run(args, { timeoutMs: size(60_000, 10_000) });
+    const f = cleanFailure(r, dir, [dev]);
+    return { result: r, ok: f.ok && r.ms < 5000 && r.rss < 200 * MB, left: f.left };
+  });
+}
+add('stdin-pipe-zeros', 5, async (dir) => {
+  const r = await run(['gather', '-', idx(), '-o', join(dir, 'o.npy')], {
+    stdin: { zeros: size(3000, 256) * MB },
+    timeoutMs: 120_000,
+  });
+  const f = cleanFailure(r, dir);
+  return { result: r, ok: f.ok && r.rss < 200 * MB, left: f.left };
+});
+
+// 6: stdin holding a big .npy: a regular file, then a pipe from another process (`cat big |`)
+for (const via of ['file', 'pipe']) {
+  add(`stdin-${via}-big`, 6, async (dir) => {
+    const big = join(dir, 'big.npy');
+    sparseNpy(big, '<f4', [size(3 * 1024, 64), 256 * 1024], 4); // rows of 1 MiB
+    const cat =
+      via === 'pipe' ? spawn('cat', [big], { stdio: ['ignore', 'pipe', 'ignore'] }) : undefined;
+    const r = await run(['gather', '-', idx(), '-o', join(dir, 'o.npy')], {
+      stdin: cat ? { stream: cat.stdout } : big,
+      timeoutMs: 180_000,
+    });
+    cat?.kill();
+    return {
+      result: r,
+      ok: r.code === 0 && r.rss < 300 * MB,
+      left: extraFiles(dir, ['big.npy', 'o.npy']),
+    };
+  });
+}
+
+// 7: huge --json output
+for (const mib of REDUCED ? [8] : [64, 256]) {
+  add(`json-${mib}MiB`, 7, async (dir) => {
+    const rows = (mib * MB) / 4096;
+    sparseNpy(join(dir, 'big.npy'), '<f4', [rows, 1024], 4);
+    writeFileSync(
+      join(dir, 'rows.npy'),
+      npy('<i8', [rows], int64s(Array.from({ length: rows }, (_, i) => i))),
+    );
+    const r = await run(['gather', join(dir, 'big.npy'), join(dir, 'rows.npy'), '--json'], {
+      timeoutMs: 180_000,
+    });
+    return {
+      result: r,
+      ok: r.code === 0 && r.rss < 400 * MB,
+      left: extraFiles(dir, ['big.npy', 'rows.npy']),
+      note: `${(r.stdoutBytes / MB).toFixed(0)} MiB of JSON`,
+    };
+  });
+}
+
+// 8: names and counts
+const x = npy('<f4', [3, 4], float32s(12));
+for (const [id, members, ref] of [
+  [
+    'npz-name-colon',
+    [
+      { name: 'x:0.npy', data: x },
+      { name: 'w.npy', data: x },
+    ],
+    'x:0',
+  ],
+  [
+    'npz-name-backslash',
+    [
+      { name: 'a\\b.npy', data: x },
+      { name: 'w.npy', data: x },
+    ],
+    'a\\b',
+  ],
+  [
+    'npz-readme-member',
+    [
+      { name: 'readme.txt', data: Buffer.from('hi') },
+      { name: 'w.npy', data: x },
+    ],
+    'w',
+  ],
+  [
+    'npz-dir-member',
+    [
+      { name: 'sub/', data: Buffer.alloc(0) },
+      { name: 'sub/w.npy', data: x },
+    ],
+    'sub/w',
+  ],
+]) {
+  add(`${id}-inspect`, 8, async (dir) => {
+    writeFileSync(join(dir, 'a.npz'), zip(members));
+    const r = await run(['inspect', join(dir, 'a.npz')]);
+    return { result: r, ok: r.code === 0, left: extraFiles(dir, ['a.npz']) };
+  });
+  add(`${id}-ref`, 8, async (dir) => {
+    writeFileSync(join(dir, 'a.npz'), zip(members));
+    const r = await run([
+      'gather',
+      `${join(dir, 'a.npz')}:${ref}`,
+      idx(),
+      '-o',
+      join(dir, 'o.npy'),
+    ]);
+    return { result: r, ok: r.code === 0, left: extraFiles(dir, ['a.npz', 'o.npy']) };
+  });
+}
+add('npz-readme-asked', 8, async (dir) => {
+  writeFileSync(
+    join(dir, 'a.npz'),
+    zip([
+      { name: 'readme.txt', data: Buffer.from('hi') },
+      { name: 'w.npy', data: x },
+    ]),
+  );
+  const r = await run([
+    'gather',
+    `${join(dir, 'a.npz')}:readme.txt`,
+    idx(),
+    '-o',
+    join(dir, 'o.npy'),
+  ]);
+  const f = cleanFailure(r, dir, ['a.npz']);
+  return { result: r, ok: f.ok, left: f.left };
+});
+add('safetensors-200k-inspect', 8, async (dir) => {
+  const n = 200_000;
+  const header = {};
+  for (let i = 0; i < n; i++)
+    header[`t${i}`] = { dtype: 'U8', shape: [1], data_offsets: [i, i + 1] };
+  writeFileSync(join(dir, 'm.safetensors'), safetensors(header, Buffer.alloc(n)));
+  const r = await run(['inspect', join(dir, 'm.safetensors')], { timeoutMs: 120_000 });
+  return {
+    result: r,
+    ok: r.code === 0 && stderrLines(r) === 0,
+    left: extraFiles(dir, ['m.safetensors', 'ro.npy', 'multi.npz', 'h.npy']),
+  };
+});
+add('safetensors-big-metadata', 8, async (dir) => {
+  const value = 'a'.repeat(size(99, 10) * MB);
+  writeFileSync(
+    join(dir, 'm.safetensors'),
+    safetensors(
+      { __metadata__: { k: value }, w: { dtype: 'U8', shape: [1], data_offsets: [0, 1] } },
+      Buffer.alloc(1),
+    ),
+  );
+  const r = await run(['inspect', join(dir, 'm.safetensors'), '--json'], { timeoutMs: 120_000 });
+  return {
+    result: r,
+    ok: r.code === 0 && r.rss < size(800, 250) * MB && r.ms < size(5000, 3000),
+    left: extraFiles(dir, ['m.safetensors', 'ro.npy', 'multi.npz', 'h.npy']),
+  };
+});
+
+// 9: output targets
+add('target-readonly-mode-kept', 9, async (dir) => {
+  const t = join(dir, 'ro.npy');
+  writeFileSync(t, 'original');
+  chmodSync(t, 0o444);
+  const r = await run(['gather', join(IN, 'd.npy'), idx(), '-o', t]);
+  const mode = statSync(t).mode & 0o777;
+  const untouched = readFileSync(t).toString('latin1') === 'original';
+  // root may write a 0444 file (as cp does); it must then keep its mode
+  const ok = IS_ROOT
+    ? (r.code === 0 && mode === 0o444) || (r.code === 1 && untouched)
+    : r.code === 1 && untouched;
+  return {
+    result: r,
+    ok,
+    left: extraFiles(dir, ['m.safetensors', 'ro.npy', 'multi.npz', 'h.npy']),
+    note: `mode ${mode.toString(8)}`,
+  };
+});
+add('target-readonly-as-nobody', 9, async (dir) => {
+  if (!IS_ROOT) return { skip: 'needs root (runs as nobody)' };
+  chmodSync(dir, 0o777);
+  const t = join(dir, 'ro.npy');
+  writeFileSync(t, 'original');
+  chmodSync(t, 0o444);
+  const d = join(dir, 'd.npy');
+  writeFileSync(d, readFileSync(join(IN, 'd.npy')));
+  const i = join(dir, 'i.npy');
+  writeFileSync(i, readFileSync(idx()));
+  const r = await run(['gather', d, i, '-o', t], { uid: 65534, gid: 65534, cwd: dir });
+  const untouched = readFileSync(t).toString('latin1') === 'original';
+  const f = cleanFailure(r, dir, ['ro.npy', 'd.npy', 'i.npy']);
+  return { result: r, ok: f.ok && untouched, left: f.left };
+});
+add('target-npz-member', 9, async (dir) => {
+  const t = join(dir, 'multi.npz');
+  writeFileSync(
+    t,
+    zip([
+      { name: 'a.npy', data: x },
+      { name: 'b.npy', data: x },
+    ]),
+  );
+  const before = readFileSync(t);
+  const r = await run(['gather', join(IN, 'd.npy'), idx(), '-o', `${t}:rows`]);
+  const after = spawnSync(process.execPath, [BIN, 'inspect', t, '--json'], { encoding: 'utf8' });
+  let names = [];
+  try {
+    names = JSON.parse(after.stdout).tensors.map((s) => s.name);
+  } catch {}
+  const kept = ['a', 'b', 'rows'].every((n) => names.includes(n));
+  const refused = r.code !== 0 && readFileSync(t).equals(before);
+  return {
+    result: r,
+    ok: kept || refused,
+    left: extraFiles(dir, ['m.safetensors', 'ro.npy', 'multi.npz', 'h.npy']),
+    note: `members now: ${names.join(',')}`,
+  };
+});
+add('target-rank-65', 9, async (dir) => {
+  writeFileSync(join(dir, 'd.npy'), npy('<f4', Array(64).fill(1), float32s(1)));
+  writeFileSync(join(dir, 'i.npy'), npy('<i8', [1, 1], int64s([0])));
+  const r = await run(['gather', join(dir, 'd.npy'), join(dir, 'i.npy'), '-o', join(dir, 'o.npy')]);
+  const f = cleanFailure(r, dir, ['d.npy', 'i.npy']);
+  return { result: r, ok: f.ok, left: f.left };
+});
+
+// 10: flags
+for (const [id, args, check] of [
+  [
+    'flag-two-outputs',
+    (d) => ['gather', join(IN, 'd.npy'), idx(), '-o', join(d, 'a.npy'), '-o', join(d, 'b.npy')],
+    (r) => r.code === 2,
+  ],
+  [
+    'flag-oob-bogus',
+    () => ['gather', join(IN, 'd.npy'), idx(), '--oob', 'bogus'],
+    (r) => r.code === 2 && /oob/.test(r.stderr) && /zero/.test(r.stderr),
+  ],
+  ['flag-double-dash', () => ['gather', '--', '-x.npy', idx(), '-o', 'o.npy'], (r) => r.code === 0],
+  ['flag-axis-no-value', () => ['gather', join(IN, 'd.npy'), idx(), '--axis'], (r) => r.code === 2],
+]) {
+  add(id, 10, async (dir) => {
+    writeFileSync(join(dir, '-x.npy'), readFileSync(join(IN, 'd.npy')));
+    const r = await run(args(dir), { cwd: dir });
+    return {
+      result: r,
+      ok: check(r) && stderrLines(r) <= 1,
+      left: filesIn(dir).filter((f) => f !== '-x.npy' && f !== 'o.npy').length,
+    };
+  });
+}
+
+// 11: headers numpy reads (must pass) and ones it refuses (must fail)
+const headerCases = [
+  ['descr-i4', npyDict('i4', [3]), 12, 0],
+  ['descr-=i4', npyDict('=i4', [3]), 12, 0],
+  ['descr-U0', npyDict('<U0', [3]), 0, 0],
+  ['descr-S0', npyDict('|S0', [3]), 0, 0],
+  ['py2-long-dims', "{'descr': '<i1', 'fortran_order': False, 'shape': (2L, 3L), }", 6, 0],
+  ['zero-padded-dim', npyDict('<i1', ['03']), 3, 1],
+  ['header-20k', `${npyDict('<i1', [3])}${' '.repeat(20_000)}`, 3, 1],
+];
+for (const [id, dict, dataBytes, exit] of headerCases) {
+  add(`npy-${id}`, 11, async (dir) => {
+    writeFileSync(
+      join(dir, 'h.npy'),
+      Buffer.concat([npyHeader(dict, dict.length > 60000 ? 2 : 1), Buffer.alloc(dataBytes)]),
+    );
+    const r = await run(['inspect', join(dir, 'h.npy')]);
+    return {
+      result: r,
+      ok: r.code === exit && stderrLines(r) === exit,
+      left: extraFiles(dir, ['m.safetensors', 'ro.npy', 'multi.npz', 'h.npy']),
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function fmt(result) {
+  if (result === undefined) return '';
+  const ms = `${(result.ms / 1000).toFixed(2)}s`;
+  const rss = `${Math.round(result.rss / MB)}MB`;
+  return `${ms.padStart(7)} ${rss.padStart(7)} exit=${String(result.code).padEnd(3)}`;
+}
+
+async function main() {
+  if (!existsSync(BIN)) {
+    console.error(`stress: ${BIN} is missing; run pnpm build first`);
+    process.exit(2);
+  }
+  const root = mkdtempSync(join(tmpdir(), 'tensorops-stress-'));
+  chmodSync(root, 0o711); // lets the "nobody" case reach its own folder
+  IN = join(root, 'in');
+  mkdirSync(IN);
+  chmodSync(IN, 0o755);
+  let failed = 0;
+  const rows = [];
+  try {
+    setupInputs();
+    for (const c of cases) {
+      if (ONLY !== undefined && !c.id.includes(ONLY)) continue;
+      const dir = join(root, c.id);
+      mkdirSync(dir);
+      let v;
+      try {
+        v = await c.fn(dir);
+      } catch (error) {
+        v = { ok: false, note: `stress script error: ${error.message}` };
+      }
+      const verdict = v.skip ? 'SKIP' : v.ok ? 'PASS' : 'FAIL';
+      if (verdict === 'FAIL') failed++;
+      const first = v.result?.stderr.split('\n').find((l) => l !== '') ?? '';
+      const row = {
+        verdict,
+        point: c.point,
+        id: c.id,
+        seconds: v.result ? Number((v.result.ms / 1000).toFixed(3)) : null,
+        peakRssMB: v.result ? Math.round(v.result.rss / MB) : null,
+        exit: v.result?.code ?? null,
+        filesLeft: v.left ?? null,
+        stderrLines: v.result ? stderrLines(v.result) : null,
+        note: v.skip ?? v.note ?? '',
+        stderr: first.slice(0, 140),
+      };
+      rows.push(row);
+      if (!JSON_OUT) {
+        console.log(
+          `${verdict} ${String(c.point).padStart(2)} ${c.id.padEnd(32)} ${fmt(v.result).padEnd(30)} left=${row.filesLeft ?? '-'} lines=${row.stderrLines ?? '-'} ${row.note} ${row.stderr ? `| ${row.stderr}` : ''}`,
+        );
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  if (JSON_OUT) console.log(JSON.stringify(rows, null, 1));
+  else console.log(`${rows.length} cases, ${failed} failed`);
+  process.exitCode = failed > 0 ? 1 : 0;
+}
+
+await main();
