@@ -1,4 +1,5 @@
 import { isTensorOpsError } from '@tensorops/core';
+import { truncateMiddle } from './ui/layout.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -9,10 +10,16 @@ export function exitCodeFor(error: unknown): number {
   return isTensorOpsError(error) && error.code === 'E_USAGE' ? EXIT_USAGE : EXIT_FAILURE;
 }
 
+/**
+ * Longest error message, so one error stays one readable line: lists are cut where they are
+ * made (tensor-names.ts); this catches what is left, a long path or quoted value, mid-way.
+ */
+export const MAX_ERROR_CHARS = 240;
+
 /** The one stderr line for an error; a stack trace only with TENSOROPS_DEBUG=1. */
 export function errorLine(error: unknown, debug: boolean): string {
   const message = error instanceof Error ? error.message : String(error);
-  const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
+  const oneLine = truncateMiddle(message.replace(/\s*\n\s*/g, ' ').trim(), MAX_ERROR_CHARS);
   const prefix = isTensorOpsError(error) ? '' : 'internal error: ';
   const stack = debug && error instanceof Error && error.stack ? `\n${error.stack}` : '';
   return `tensorops: error: ${prefix}${oneLine}${stack}\n`;

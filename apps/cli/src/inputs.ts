@@ -9,6 +9,7 @@ import {
 } from '@tensorops/io/node';
 import { isStdio, usageError } from './args.js';
 import type { CliIO } from './cli-io.js';
+import { pickTensor } from './tensor-names.js';
 
 /**
  * Loads a tensor reference from the command line: `file.npy`, `file.npz:NAME`,
@@ -20,7 +21,7 @@ export async function loadTensor(ref: string, io: CliIO): Promise<Tensor> {
   const { path, name } = resolveTensorRefOnDisk(ref);
   const file = await openTensorFile(path);
   try {
-    return await file.read(file.get(name));
+    return await file.read(pickTensor(file, name));
   } finally {
     await file.close().catch(() => {});
   }
@@ -63,7 +64,7 @@ export async function openDataInput(
   const { path, name } = resolveTensorRefOnDisk(ref);
   const file = await openTensorFile(path);
   try {
-    const stored = file.get(name);
+    const stored = pickTensor(file, name);
     const ranged =
       stored.offset !== null &&
       stored.dtype !== undefined &&

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import yargs, { type Argv } from 'yargs';
-import { protectDashes, usageError } from './args.js';
+import { protectDashes, unwrapOperands, usageError } from './args.js';
 import { type CliIO, writeAll } from './cli-io.js';
 import type { CommandSpec, ParsedArgs } from './commands/command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT_OK, EXIT_USAGE, errorLine, exitCodeFor } from './exit-codes.js';
 import { emitResult } from './output.js';
+import { usageErrorOf } from './usage-errors.js';
 
 const VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -64,11 +65,18 @@ function buildParser(io: CliIO): Argv {
       default: true,
       describe: 'colour on a terminal (--no-color: off)',
     })
+    // Integer flags keep the text as typed, so integerOption can refuse 1.5 or 0x10 itself.
+    .parserConfiguration({ 'parse-numbers': false })
     .strict()
     .recommendCommands()
     .demandCommand(1, 'no command given')
     .exitProcess(false)
     .version(VERSION)
+    .alias('V', 'version')
+    .completion(
+      'completion',
+      'print a bash or zsh completion script (tensorops completion [bash|zsh])',
+    )
     .help()
     .alias('h', 'help')
     .epilogue('Exit codes: 0 ok, 1 data or runtime error, 2 usage error.')
@@ -79,8 +87,10 @@ function buildParser(io: CliIO): Argv {
 
 function parse(argv: readonly string[], io: CliIO): Promise<Parsed> {
   if (argv.length === 0) return Promise.reject(new ShortUsage());
+  if (argv[0] === 'completion') return completionScript(argv.slice(1), io);
   const args = protectDashes(argv);
   const parser = buildParser(io);
+  if (argv[0] === COMPLETIONS_FLAG) return completions(parser, args);
   return new Promise((resolve, reject) => {
     parser.parse(args, {}, (error, parsedArgs, output) => {
       const name = String(parsedArgs._[0] ?? '');
@@ -91,12 +101,72 @@ function parse(argv: readonly string[], io: CliIO): Promise<Parsed> {
           ? `; did you mean ${suggestion}?`
           : `; commands: ${COMMANDS.map(commandName).join(', ')}`;
         reject(usageError(`unknown command '${name}'${hint}`));
-      } else if (error) reject(usageError(firstLine(error.message)));
-      else if (output) resolve({ kind: 'text', text: output });
-      else if (spec) resolve({ kind: 'run', spec, args: parsedArgs });
-      else reject(new ShortUsage());
+      } else if (error) {
+        reject(usageErrorOf(error.message, { argv: args, flags: knownFlags(parser, spec) }));
+      } else if (output) resolve({ kind: 'text', text: output });
+      else if (spec) {
+        const repeated = repeatedFlag(parsedArgs);
+        if (repeated) reject(usageError(`--${repeated} is given more than once; give it once`));
+        else resolve({ kind: 'run', spec, args: unwrapOperands(parsedArgs) });
+      } else reject(new ShortUsage());
     });
   });
+}
+
+/** The completion script runs `tensorops --get-yargs-completions tensorops WORDS...`. */
+const COMPLETIONS_FLAG = '--get-yargs-completions';
+
+/**
+ * yargs logs the candidates into the parse output, for a command only after its builder has run
+ * again on a later turn of the event loop; the last output once the loop has turned holds them.
+ */
+async function completions(parser: Argv, args: readonly string[]): Promise<Parsed> {
+  let text = '';
+  parser.parse([...args], {}, (_error, _args, output) => {
+    if (output) text = output;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  return { kind: 'text', text };
+}
+
+/**
+ * `tensorops completion [bash|zsh]`: yargs' script for the shell named, else for $SHELL. yargs
+ * picks the template from the environment when it is built, so the shell is set for that moment.
+ */
+async function completionScript(rest: readonly string[], io: CliIO): Promise<Parsed> {
+  const shell = rest[0] ?? (/zsh/.test(io.env.SHELL ?? '') ? 'zsh' : 'bash');
+  if (rest.length > 1 || (shell !== 'bash' && shell !== 'zsh')) {
+    throw usageError(`completion takes bash or zsh, got '${rest.join(' ')}'`);
+  }
+  const saved = { SHELL: process.env.SHELL, ZSH_NAME: process.env.ZSH_NAME };
+  process.env.SHELL = `/bin/${shell}`;
+  delete process.env.ZSH_NAME;
+  try {
+    const parser = buildParser(io);
+    const text = await new Promise<string>((resolve) => {
+      parser.parse(['completion'], {}, (_error, _args, output) => resolve(output));
+    });
+    return { kind: 'text', text };
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
+
+/** Long flag names the command (or the top level) accepts, for "did you mean". */
+function knownFlags(parser: Argv, spec: CommandSpec | undefined): string[] {
+  const positionals = new Set(spec?.command.match(/[a-z_]+(?=[>\]])/g) ?? []);
+  // getOptions is yargs API its typings leave out: the options known once the command's builder ran.
+  const { key } = (parser as unknown as { getOptions(): { key: object } }).getOptions();
+  return Object.keys(key).filter((k) => k.length > 1 && !/[A-Z]/.test(k) && !positionals.has(k));
+}
+
+/** A single-valued flag typed twice (`-o a.npy -o b.npy`): yargs makes it an array. */
+function repeatedFlag(args: Readonly<Record<string, unknown>>): string | undefined {
+  const names = Object.keys(args).filter((k) => k !== '_' && Array.isArray(args[k]));
+  return names.filter((k) => !/[A-Z]/.test(k)).sort((a, b) => b.length - a.length)[0];
 }
 
 function commandName(spec: CommandSpec): string {
@@ -119,8 +189,4 @@ class ShortUsage extends TensorOpsError {
       ].join('\n'),
     );
   }
-}
-
-function firstLine(message: string): string {
-  return message.split('\n')[0] ?? message;
 }

@@ -117,7 +117,7 @@ describe('tensorops convert', () => {
     const r = tensorops(['convert', npz('positional.npz'), out]);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
-      `tensorops: error: ${npz('positional.npz')} holds 2 tensors (arr_0, arr_1) and a .npy file holds one: pick it as ${npz('positional.npz')}:NAME, or write .npz / .safetensors\n`,
+      `tensorops: error: ${npz('positional.npz')} holds 2 tensors, a .npy file one: pick one as ${npz('positional.npz')}:NAME or write .npz/.safetensors; 'arr_0', 'arr_1'\n`,
     );
     expect(listDir(dir)).toEqual([]);
     expect(tensorops(['convert', npz('single.npz'), out]).status).toBe(0);

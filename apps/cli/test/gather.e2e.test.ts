@@ -113,7 +113,11 @@ describe('tensorops gather: errors are one line, exit 1 or 2, and leave no outpu
   });
 
   it('an unknown flag is a usage error', () => {
-    expectFailure(['gather', fx('data'), fx('idx'), '--axes', '1'], 2, 'Unknown argument: axes');
+    expectFailure(
+      ['gather', fx('data'), fx('idx'), '--axes', '1'],
+      2,
+      'unknown option --axes; did you mean --axis?',
+    );
   });
 
   it('a missing file names the path', () => {

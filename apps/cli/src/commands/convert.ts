@@ -7,6 +7,7 @@ import {
   type TensorFile,
 } from '@tensorops/io/node';
 import { isStdio, usageError } from '../args.js';
+import { namesHint, pickTensor } from '../tensor-names.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const convertCommand: CommandSpec = {
@@ -62,13 +63,16 @@ export const convertCommand: CommandSpec = {
       for (const other of name === undefined ? file.notTensors : []) {
         if (other.kind === 'unreadable') file.get(other.name);
       }
-      const picked = name === undefined ? file.tensors : [file.get(name)];
+      const picked = name === undefined ? file.tensors : [pickTensor(file, name)];
       if (target === 'npy' && picked.length !== 1) {
-        const names = picked.map((t) => t.name).join(', ');
+        const names = namesHint(
+          path,
+          picked.map((t) => t.name),
+        );
         throw usageError(
           picked.length === 0
             ? `${path} holds no tensors: nothing to write to a .npy file`
-            : `${path} holds ${picked.length} tensors (${names}) and a .npy file holds one: pick it as ${path}:NAME, or write .npz / .safetensors`,
+            : `${path} holds ${picked.length} tensors, a .npy file one: pick one as ${path}:NAME or write .npz/.safetensors; ${names}`,
         );
       }
       // stream() checks every dtype now (F4/F6 are refused before any file is created); the

@@ -1,5 +1,5 @@
 import { gatherElements } from '@tensorops/core';
-import { choiceOption, integerOption } from '../args.js';
+import { choiceOption, integerFlag, integerOption } from '../args.js';
 import { loadInputs } from '../inputs.js';
 import { type CommandSpec, examples } from './command.js';
 import { OOB_MODES, withOob } from './gather.js';
@@ -16,11 +16,7 @@ export const gatherElementsCommand: CommandSpec = {
           type: 'string',
           describe: 'integer indices of the same rank, or -',
         })
-        .option('axis', {
-          type: 'string',
-          describe: 'axis of DATA to pick along, in [-r, r-1]',
-          default: '0',
-        }),
+        .option('axis', integerFlag('axis of DATA to pick along, in [-r, r-1]', 0)),
     ).example(
       examples([
         [

@@ -1,5 +1,5 @@
 import { gatherND } from '@tensorops/core';
-import { choiceOption, integerOption } from '../args.js';
+import { choiceOption, integerFlag, integerOption } from '../args.js';
 import { loadInputs } from '../inputs.js';
 import { type CommandSpec, examples } from './command.js';
 import { OOB_MODES, withOob } from './gather.js';
@@ -12,11 +12,7 @@ export const gatherNDCommand: CommandSpec = {
       y
         .positional('data', { type: 'string', describe: 'data tensor, or - for stdin' })
         .positional('indices', { type: 'string', describe: 'integer indices [..., k], or -' })
-        .option('batch-dims', {
-          type: 'string',
-          describe: 'leading dims shared by DATA and INDICES',
-          default: '0',
-        })
+        .option('batch-dims', integerFlag('leading dims shared by DATA and INDICES', 0))
         .option('flatten-batch', {
           type: 'boolean',
           describe: "fuse the batch dims into one (OpenVINO GatherND-5's output shape)",

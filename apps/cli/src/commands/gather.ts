@@ -1,7 +1,7 @@
 import { gather, type OobMode } from '@tensorops/core';
 import { gatherFromFile } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
-import { choiceOption, integerOption, isStdio, usageError } from '../args.js';
+import { choiceOption, integerFlag, integerOption, isStdio, usageError } from '../args.js';
 import { loadTensor, openDataInput } from '../inputs.js';
 import { type CommandSpec, examples } from './command.js';
 
@@ -31,16 +31,8 @@ export const gatherCommand: CommandSpec = {
           type: 'string',
           describe: 'integer index tensor: a tensor reference like DATA, or -',
         })
-        .option('axis', {
-          type: 'string',
-          describe: 'axis of DATA to gather along, in [-r, r-1]',
-          default: '0',
-        })
-        .option('batch-dims', {
-          type: 'string',
-          describe: 'leading dims shared by DATA and INDICES',
-          default: '0',
-        }),
+        .option('axis', integerFlag('axis of DATA to gather along, in [-r, r-1]', 0))
+        .option('batch-dims', integerFlag('leading dims shared by DATA and INDICES', 0)),
     ).example(
       examples([
         ['$0 gather data.npy idx.npy --axis 1 -o out.npy', 'np.take(data, idx, axis=1)'],

@@ -1,6 +1,7 @@
 import type { TensorFormat } from '@tensorops/io';
 import { openTensorFile, resolveTensorRefOnDisk, type StoredTensor } from '@tensorops/io/node';
 import { isStdio, usageError } from '../args.js';
+import { pickTensor } from '../tensor-names.js';
 import { type CommandSpec, examples } from './command.js';
 
 /** One tensor in the --json document. Every key is present for every format (null when n/a). */
@@ -77,7 +78,7 @@ export const inspectCommand: CommandSpec = {
     // Headers and the zip directory only: no tensor data is read.
     const file = await openTensorFile(path);
     try {
-      const tensors = name === undefined ? file.tensors : [file.get(name)];
+      const tensors = name === undefined ? file.tensors : [pickTensor(file, name)];
       return {
         kind: 'inspect',
         report: {

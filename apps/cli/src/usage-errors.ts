@@ -1,0 +1,92 @@
+import type { TensorOpsError } from '@tensorops/core';
+import { usageError } from './args.js';
+
+/** What a rewrite of a yargs message may look at: the words typed and the flags the command has. */
+export interface UsageContext {
+  /** The arguments as typed (after the `-` and `--` protection). */
+  readonly argv: readonly string[];
+  /** Long names of the flags the command accepts (kebab-case, no dashes). */
+  readonly flags: readonly string[];
+}
+
+/**
+ * yargs reports usage errors in its own words ("Invalid values:", "Unknown argument: axs", over
+ * several lines); these become one line that names the flag and what it takes.
+ */
+export function usageErrorOf(message: string, context: UsageContext): TensorOpsError {
+  const unknown = /^Unknown arguments?: (.+)$/.exec(firstLine(message));
+  if (unknown) return unknownArgument((unknown[1] as string).split(', ')[0] as string, context);
+  const choices = /Argument: (\S+), Given: (.+), Choices: (.+)$/m.exec(message);
+  if (choices) {
+    const [, flag, given, list] = choices as unknown as [string, string, string, string];
+    return usageError(`--${flag} takes one of ${unquote(list)}, got ${given.replaceAll('"', "'")}`);
+  }
+  const missing = /^Not enough arguments following: (\S+)$/.exec(firstLine(message));
+  if (missing) return usageError(`--${missing[1]} needs a value`);
+  const operands = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(
+    firstLine(message),
+  );
+  if (operands) {
+    // A file whose name starts with - reads as an option: say how to pass it.
+    const dashed = context.argv.find((a) => /^-[^-].*\.\w+$/.test(a));
+    const hint =
+      dashed === undefined ? '' : ` ('${dashed}' reads as an option: put files after --)`;
+    return usageError(`expected ${operands[2]} operands, got ${operands[1]}${hint}`);
+  }
+  return usageError(firstLine(message));
+}
+
+function unknownArgument(word: string, context: UsageContext): TensorOpsError {
+  const typed = context.argv.find((a) => /^--?[^-]/.test(a) && flagName(a) === word);
+  if (typed === undefined) return usageError(`unexpected argument '${word}'`);
+  const dashes = word.length === 1 ? '-' : '--';
+  const suggestion = closest(word, context.flags);
+  return usageError(
+    suggestion === undefined
+      ? `unknown option ${dashes}${word} (see --help)`
+      : `unknown option ${dashes}${word}; did you mean --${suggestion}?`,
+  );
+}
+
+/** `--no-axis=3` → `axis`... as yargs names it: without dashes, value or `no-` prefix kept off. */
+function flagName(arg: string): string {
+  return arg.replace(/^--?/, '').replace(/=.*$/, '');
+}
+
+/** The flag nearest to `word` by edit distance, when it is close enough to be a typo. */
+export function closest(word: string, flags: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(1, Math.floor(word.length / 3)) + 1;
+  for (const flag of flags) {
+    const d = editDistance(word, flag);
+    if (d < bestDistance) [best, bestDistance] = [flag, d];
+  }
+  return best;
+}
+
+/** Levenshtein distance with transpositions counted as one edit (optimal string alignment). */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number) => (rows[i] as number[])[j] as number;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d = Math.min(d, at(i - 2, j - 2) + 1);
+      }
+      (rows[i] as number[])[j] = d;
+    }
+  }
+  return at(a.length, b.length);
+}
+
+function unquote(list: string): string {
+  return list.replaceAll('"', '');
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0] ?? message;
+}

@@ -1,0 +1,174 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tensorFrom } from '@tensorops/core';
+import { writeTensorsFile } from '@tensorops/io/node';
+import { describe, expect, it } from 'vitest';
+import { BIN, listDir, REPO, tempDir, tensorops } from './helpers.js';
+
+const fx = (name: string): string => join(REPO, 'fixtures', 'cli', `${name}.npy`);
+const VERSION = JSON.parse(readFileSync(join(REPO, 'apps', 'cli', 'package.json'), 'utf8')).version;
+
+/** A usage error: exit 2, exactly this one stderr line, nothing on stdout, no file written. */
+function expectUsage(args: readonly string[], message: string, dir = tempDir()): void {
+  const r = tensorops(args, { cwd: dir });
+  expect(r.stderr).toBe(`tensorops: error: ${message}\n`);
+  expect(r.status).toBe(2);
+  expect(r.stdout.length).toBe(0);
+  expect(listDir(dir)).toEqual([]);
+}
+
+describe('tensorops flags: every mistake is a one-line usage error', () => {
+  it('-o twice is refused, and neither file is written', () => {
+    expectUsage(
+      ['gather', fx('data'), fx('idx'), '-o', 'a.npy', '-o', 'b.npy'],
+      '--output is given more than once; give it once',
+    );
+    expectUsage(
+      ['gather', fx('data'), fx('idx'), '--axis', '0', '--axis', '1'],
+      '--axis is given more than once; give it once',
+    );
+  });
+
+  it('a bad --oob names the flag and its choices', () => {
+    expectUsage(
+      ['gather', fx('data'), fx('idx'), '--oob', 'bogus'],
+      "--oob takes one of error, zero, got 'bogus'",
+    );
+  });
+
+  it('every integer flag given without a value is an error, not its default', () => {
+    const cases: [string[], string][] = [
+      [['gather', fx('data'), fx('idx'), '--axis'], 'axis'],
+      [['gather', fx('data'), fx('idx'), '--batch-dims', '--json'], 'batch-dims'],
+      [['gather-elements', fx('data'), fx('idx'), '--axis'], 'axis'],
+      [['gather-nd', fx('data'), fx('idx'), '--batch-dims'], 'batch-dims'],
+    ];
+    for (const [args, flag] of cases) expectUsage(args, `--${flag} needs a value`);
+  });
+
+  it('integer flags take integers as typed: no fractions, hex or exponents', () => {
+    for (const value of ['1.5', '0x1', '1e0', '']) {
+      expectUsage(
+        ['gather', fx('data'), fx('idx'), `--axis=${value}`],
+        `--axis takes an integer, got '${value}'`,
+      );
+    }
+  });
+
+  it('-- ends the options: a file named -x.npy is read as a file', () => {
+    const dir = tempDir();
+    copyFileSync(fx('data'), join(dir, '-x.npy'));
+    copyFileSync(fx('idx'), join(dir, '-i.npy'));
+    const r = tensorops(['gather', '--axis', '1', '--', '-x.npy', '-i.npy'], { cwd: dir });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const direct = tensorops(['gather', fx('data'), fx('idx'), '--axis', '1']);
+    expect(r.stdout.equals(direct.stdout)).toBe(true);
+    // Without --, the same word reads as an option.
+    expectUsage(
+      ['gather', '-x.npy', fx('idx')],
+      "expected 2 operands, got 0 ('-x.npy' reads as an option: put files after --)",
+    );
+  });
+
+  it('a mistyped flag gets the closest one; an extra operand is named', () => {
+    expectUsage(
+      ['gather', fx('data'), fx('idx'), '--bach-dims', '1'],
+      'unknown option --bach-dims; did you mean --batch-dims?',
+    );
+    expectUsage(
+      ['gather-nd', fx('data'), fx('idx'), '--flaten-batch'],
+      'unknown option --flaten-batch; did you mean --flatten-batch?',
+    );
+    expectUsage(
+      ['gather', fx('data'), fx('idx'), '--zzzzzz'],
+      'unknown option --zzzzzz (see --help)',
+    );
+    expectUsage(['gather', fx('data'), fx('idx'), 'extra.npy'], "unexpected argument 'extra.npy'");
+  });
+});
+
+describe('tensorops shell niceties', () => {
+  it('-V prints the version like --version', () => {
+    for (const flag of ['-V', '--version']) {
+      const r = tensorops([flag]);
+      expect(r.status).toBe(0);
+      expect(r.stdout.toString()).toBe(`${VERSION}\n`);
+    }
+  });
+
+  it('--help shows integer flags with number defaults', () => {
+    const help = tensorops(['gather', '--help']).stdout.toString();
+    expect(help).toMatch(/--axis\s+axis of DATA .*\(integer\)\s+\[default: 0\]/s);
+    expect(help).not.toContain('[default: "0"]');
+  });
+
+  it('completion prints a bash script that completes flags through the real CLI', () => {
+    const dir = tempDir();
+    const script = tensorops(['completion', 'bash']);
+    expect(script.status).toBe(0);
+    writeFileSync(join(dir, 'completion.bash'), script.stdout);
+    // The script calls `tensorops` by name: a wrapper on PATH runs the built bin.
+    writeFileSync(join(dir, 'tensorops'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, {
+      mode: 0o755,
+    });
+    const complete = (words: string[]): string[] => {
+      const r = spawnSync(
+        'bash',
+        [
+          '-c',
+          `source completion.bash; COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _tensorops_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        { cwd: dir, env: { PATH: `${dir}:${process.env.PATH ?? ''}` } },
+      );
+      return r.stdout.toString().split('\n').filter(Boolean);
+    };
+    expect(complete(['tensorops', 'gather', '--ax'])).toEqual(['--axis']);
+    expect(complete(['tensorops', 'gather-'])).toEqual([
+      'gather-elements',
+      'gather-nd',
+      'gather-tree',
+    ]);
+    expect(complete(['tensorops', 'gather', 'd.npy', 'i.npy', '--oob', "''"])).toEqual([
+      'error',
+      'zero',
+    ]);
+  });
+
+  it('completion zsh prints the zsh script, whatever $SHELL is; other shells are refused', () => {
+    const zsh = tensorops(['completion', 'zsh'], { env: { SHELL: '/bin/bash' } });
+    expect(zsh.status).toBe(0);
+    expect(zsh.stdout.toString()).toMatch(/^#compdef tensorops\n/);
+    const fromShell = tensorops(['completion'], { env: { SHELL: '/usr/bin/zsh' } });
+    expect(fromShell.stdout.equals(zsh.stdout)).toBe(true);
+    expectUsage(['completion', 'fish'], "completion takes bash or zsh, got 'fish'");
+  });
+
+  it('a list of 300 tensor names is cut to a few, a count and where to see them all', async () => {
+    const dir = tempDir();
+    await writeTensorsFile(
+      join(dir, 'many.npz'),
+      Array.from({ length: 300 }, (_, i) => ({
+        name: `model.layers.${i}.self_attn.q_proj.weight`,
+        data: tensorFrom('float32', [1], [i]),
+      })),
+    );
+    for (const [status, args] of [
+      [1, ['gather', 'many.npz', fx('idx')]],
+      [1, ['gather', 'many.npz:nope', fx('idx')]],
+      [2, ['convert', 'many.npz', 'one.npy']],
+    ] as const) {
+      const r = tensorops(args, { cwd: dir });
+      expect(r.status).toBe(status);
+      const lines = r.stderr.split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]?.length).toBeLessThanOrEqual(240);
+      expect(r.stderr).toContain(
+        "'model.layers.1.self_attn.q_proj.weight' and 298 more: tensorops inspect many.npz",
+      );
+      expect(r.stderr).not.toContain('model.layers.2.');
+    }
+    expect(listDir(dir)).toEqual(['many.npz']);
+  });
+});
