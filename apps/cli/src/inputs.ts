@@ -27,15 +27,16 @@ export async function loadTensor(ref: string, io: CliIO): Promise<Tensor> {
   }
 }
 
-/** Loads several references; stdin holds one tensor, so `-` may appear once. */
+/** Loads several references (with `load`); stdin holds one tensor, so `-` may appear once. */
 export async function loadInputs<const Refs extends readonly string[]>(
   refs: Refs,
   io: CliIO,
+  load: (ref: string, io: CliIO) => Promise<Tensor> = loadTensor,
 ): Promise<{ [K in keyof Refs]: Tensor }> {
   if (refs.filter(isStdio).length > 1)
     throw usageError('standard input (-) can be used for one input only');
   const tensors: Tensor[] = [];
-  for (const ref of refs) tensors.push(await loadTensor(ref, io));
+  for (const ref of refs) tensors.push(await load(ref, io));
   return tensors as { [K in keyof Refs]: Tensor };
 }
 

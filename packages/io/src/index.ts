@@ -7,6 +7,7 @@ export {
   widenBytesToFloat32,
   widenToFloat32,
 } from './convert.js';
+export { parseIndexText } from './index-text.js';
 export {
   decodeNpy,
   encodeNpy,

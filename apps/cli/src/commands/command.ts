@@ -36,7 +36,7 @@ export type CommandResult =
 export type ParsedArgs = Readonly<Record<string, unknown>>;
 
 export interface CommandSpec {
-  /** yargs command string, e.g. `gather <data> <indices>`. */
+  /** yargs command string, e.g. `gather <data> [indices_file]`. */
   readonly command: string;
   readonly describe: string;
   readonly builder: (yargs: Argv) => Argv;

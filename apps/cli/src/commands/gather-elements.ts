@@ -1,22 +1,22 @@
 import { gatherElements } from '@tensorops/core';
 import { choiceOption, integerFlag, integerOption } from '../args.js';
-import { loadInputs } from '../inputs.js';
+import { loadDataAndIndices, withIndexOperand } from '../index-inputs.js';
 import { type CommandSpec, examples } from './command.js';
 import { OOB_MODES, withOob } from './gather.js';
 
 export const gatherElementsCommand: CommandSpec = {
-  command: 'gather-elements <data> <indices>',
+  command: 'gather-elements <data> [indices_file]',
   describe:
     'pick one element of DATA per index along an axis (np.take_along_axis, ONNX GatherElements)',
   builder: (y) =>
     withOob(
-      y
-        .positional('data', { type: 'string', describe: 'data tensor (rank >= 1), or - for stdin' })
-        .positional('indices', {
+      withIndexOperand(
+        y.positional('data', {
           type: 'string',
-          describe: 'integer indices of the same rank, or -',
-        })
-        .option('axis', integerFlag('axis of DATA to pick along, in [-r, r-1]', 0)),
+          describe: 'data tensor (rank >= 1), or - for stdin',
+        }),
+        'integer indices of the same rank',
+      ).option('axis', integerFlag('axis of DATA to pick along, in [-r, r-1]', 0)),
     ).example(
       examples([
         [
@@ -29,7 +29,7 @@ export const gatherElementsCommand: CommandSpec = {
   run: async (args, io) => {
     const axis = integerOption('axis', args.axis, 0);
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
-    const [data, indices] = await loadInputs([String(args.data), String(args.indices)], io);
+    const [data, indices] = await loadDataAndIndices(args, io);
     return {
       kind: 'tensor',
       tensor: gatherElements(data, indices, { axis, oob }),

@@ -1,17 +1,18 @@
 import { gatherND } from '@tensorops/core';
 import { choiceOption, integerFlag, integerOption } from '../args.js';
-import { loadInputs } from '../inputs.js';
+import { loadDataAndIndices, withIndexOperand } from '../index-inputs.js';
 import { type CommandSpec, examples } from './command.js';
 import { OOB_MODES, withOob } from './gather.js';
 
 export const gatherNDCommand: CommandSpec = {
-  command: 'gather-nd <data> <indices>',
+  command: 'gather-nd <data> [indices_file]',
   describe: 'take slices of DATA at index tuples in the last dim of INDICES (ONNX GatherND)',
   builder: (y) =>
     withOob(
-      y
-        .positional('data', { type: 'string', describe: 'data tensor, or - for stdin' })
-        .positional('indices', { type: 'string', describe: 'integer indices [..., k], or -' })
+      withIndexOperand(
+        y.positional('data', { type: 'string', describe: 'data tensor, or - for stdin' }),
+        'integer indices [..., k]',
+      )
         .option('batch-dims', integerFlag('leading dims shared by DATA and INDICES', 0))
         .option('flatten-batch', {
           type: 'boolean',
@@ -27,7 +28,7 @@ export const gatherNDCommand: CommandSpec = {
   run: async (args, io) => {
     const batchDims = integerOption('batch-dims', args.batchDims, 0);
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
-    const [data, indices] = await loadInputs([String(args.data), String(args.indices)], io);
+    const [data, indices] = await loadDataAndIndices(args, io);
     const tensor = gatherND(data, indices, {
       batchDims,
       oob,

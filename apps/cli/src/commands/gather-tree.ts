@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { usageError } from '../args.js';
+import { loadIndices } from '../index-inputs.js';
 import { loadInputs } from '../inputs.js';
 import { type CommandSpec, examples, type ParsedArgs } from './command.js';
 
@@ -10,7 +11,11 @@ function loadGatherTree() {
 
 function withBeamInputs(y: Argv): Argv {
   return y
-    .positional('step_ids', { type: 'string', describe: 'ids per step [MAX_TIME, BATCH, BEAM]' })
+    .positional('step_ids', {
+      type: 'string',
+      describe:
+        'ids per step [MAX_TIME, BATCH, BEAM]: a tensor reference, a .txt/.csv/.tsv/.json file, or -',
+    })
     .positional('parent_ids', {
       type: 'string',
       describe: 'parent beam per step [MAX_TIME, BATCH, BEAM]',
@@ -37,7 +42,8 @@ export function endTokenOption(value: unknown): number | bigint {
 }
 
 async function loadBeamInputs(args: ParsedArgs, io: Parameters<CommandSpec['run']>[1]) {
-  return loadInputs([String(args.step_ids), String(args.parent_ids), String(args.max_seq_len)], io);
+  const refs = [String(args.step_ids), String(args.parent_ids), String(args.max_seq_len)] as const;
+  return loadInputs(refs, io, loadIndices);
 }
 
 export const gatherTreeCommand: CommandSpec = {

@@ -2,7 +2,8 @@ import { gather, type OobMode } from '@tensorops/core';
 import { gatherFromFile } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
 import { choiceOption, integerFlag, integerOption, isStdio, usageError } from '../args.js';
-import { loadTensor, openDataInput } from '../inputs.js';
+import { checkStdinOnce, loadIndexOperand, withIndexOperand } from '../index-inputs.js';
+import { openDataInput } from '../inputs.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const OOB_MODES: readonly OobMode[] = ['error', 'zero'];
@@ -17,20 +18,18 @@ export function withOob(y: Argv): Argv {
 }
 
 export const gatherCommand: CommandSpec = {
-  command: 'gather <data> <indices>',
+  command: 'gather <data> [indices_file]',
   describe: 'take slices of DATA along an axis at INDICES (numpy take, ONNX Gather)',
   builder: (y) =>
     withOob(
-      y
-        .positional('data', {
+      withIndexOperand(
+        y.positional('data', {
           type: 'string',
           describe:
             'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, or - (.npy on stdin)',
-        })
-        .positional('indices', {
-          type: 'string',
-          describe: 'integer index tensor: a tensor reference like DATA, or -',
-        })
+        }),
+        'integer index tensor',
+      )
         .option('axis', integerFlag('axis of DATA to gather along, in [-r, r-1]', 0))
         .option('batch-dims', integerFlag('leading dims shared by DATA and INDICES', 0)),
     ).example(
@@ -38,6 +37,8 @@ export const gatherCommand: CommandSpec = {
         ['$0 gather data.npy idx.npy --axis 1 -o out.npy', 'np.take(data, idx, axis=1)'],
         ['$0 gather data.npy idx.npy --axis 2 --batch-dims 1 > out.npy', 'per-batch indices'],
         ['cat idx.npy | $0 gather data.npy - > out.npy', 'indices from a pipe'],
+        ['seq 0 2 9 | $0 gather emb.npy - -o rows.npy', 'indices as text, one per line'],
+        ["$0 gather emb.npy --indices '3,1,4' --json", 'indices inline'],
         ['$0 gather emb.npy ids.npy --oob zero -o rows.npy', 'zeros for out-of-range ids'],
       ]),
     ),
@@ -45,14 +46,12 @@ export const gatherCommand: CommandSpec = {
     const axis = integerOption('axis', args.axis, 0);
     const batchDims = integerOption('batch-dims', args.batchDims, 0);
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
-    const [dataRef, indicesRef] = [String(args.data), String(args.indices)];
-    if (isStdio(dataRef) && isStdio(indicesRef)) {
-      throw usageError('standard input (-) can be used for one input only');
-    }
+    const dataRef = String(args.data);
+    checkStdinOnce(dataRef, args);
     // A large data tensor stays in its file: only the rows the indices pick are read.
     const data = await openDataInput(dataRef, io);
     if (data.kind === 'tensor') {
-      const indices = await loadTensor(indicesRef, io);
+      const indices = await loadIndexOperand(args, io);
       return {
         kind: 'tensor',
         tensor: gather(data.tensor, indices, { axis, batchDims, oob }),
@@ -60,7 +59,7 @@ export const gatherCommand: CommandSpec = {
       };
     }
     try {
-      const indices = await loadTensor(indicesRef, io);
+      const indices = await loadIndexOperand(args, io);
       const stream = gatherFromFile(data.file, data.stored, indices, { axis, batchDims, oob });
       return { kind: 'stream', stream, label: 'gather', dispose: () => data.file.close() };
     } catch (error) {

@@ -1,0 +1,85 @@
+import { createReadStream } from 'node:fs';
+import type { Tensor } from '@tensorops/core';
+import { decodeNpy, parseIndexText } from '@tensorops/io';
+import { readStream } from '@tensorops/io/node';
+import type { Argv } from 'yargs';
+import { isStdio, usageError } from './args.js';
+import type { CliIO } from './cli-io.js';
+import type { ParsedArgs } from './commands/command.js';
+import { loadTensor } from './inputs.js';
+
+/** Index files read as text (parseIndexText's grammar), chosen by extension. */
+export const INDEX_TEXT_EXTENSIONS = ['.txt', '.csv', '.tsv', '.json'] as const;
+
+const NPY_MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];
+
+/** What the positional index operand of gather, gather-elements and gather-nd says it accepts. */
+export const INDEX_REF_HELP =
+  'a tensor reference like DATA, a .txt/.csv/.tsv/.json file of integers, or - (.npy or text on stdin)';
+
+/** The index operand: the optional positional INDICES_FILE, or inline `--indices`; one of them. */
+export function withIndexOperand(y: Argv, describe: string): Argv {
+  return y
+    .positional('indices_file', { type: 'string', describe: `${describe}: ${INDEX_REF_HELP}` })
+    .option('indices', {
+      type: 'string',
+      requiresArg: true,
+      describe: "the indices inline instead of INDICES_FILE: '3,1,4', '[[0,1],[2,3]]'",
+    });
+}
+
+/** Loads the index operand of {@link withIndexOperand}; `-` may stand for stdin once overall. */
+export async function loadIndexOperand(args: ParsedArgs, io: CliIO): Promise<Tensor> {
+  const file = args.indices_file as string | undefined;
+  const inline = args.indices as string | undefined;
+  if (file !== undefined && inline !== undefined) {
+    throw usageError('give the indices as INDICES_FILE or --indices, not both');
+  }
+  if (inline !== undefined) return parseIndexText(inline, '--indices');
+  if (file === undefined) throw usageError('no indices: give INDICES_FILE, - or --indices');
+  return loadIndices(file, io);
+}
+
+/** stdin holds one input: DATA and INDICES_FILE may not both be `-`. */
+export function checkStdinOnce(dataRef: string, args: ParsedArgs): void {
+  const indicesRef = args.indices_file as string | undefined;
+  if (isStdio(dataRef) && indicesRef !== undefined && isStdio(indicesRef)) {
+    throw usageError('standard input (-) can be used for one input only');
+  }
+}
+
+/**
+ * An integer tensor from the command line: `-` is stdin (.npy when it starts with the .npy
+ * magic, text otherwise), a .txt/.csv/.tsv/.json path is text, anything else a tensor reference.
+ */
+export async function loadIndices(ref: string, io: CliIO): Promise<Tensor> {
+  if (isStdio(ref)) {
+    const bytes = await readStream(io.stdin, { label: 'stdin' });
+    return startsWithNpyMagic(bytes) ? decodeNpy(bytes) : parseIndexText(bytes, 'stdin');
+  }
+  const lower = ref.toLowerCase();
+  if (INDEX_TEXT_EXTENSIONS.some((ext) => lower.endsWith(ext))) {
+    return parseIndexText(await readTextFile(ref), ref);
+  }
+  return loadTensor(ref, io);
+}
+
+function startsWithNpyMagic(bytes: Uint8Array): boolean {
+  return NPY_MAGIC.every((b, i) => bytes[i] === b);
+}
+
+/** The whole file, through the bounded stream reader (FIFOs and /dev/fd/N included). */
+function readTextFile(path: string): Promise<Uint8Array> {
+  return readStream(createReadStream(path), { label: path });
+}
+
+/** DATA (a tensor reference or -) and the index operand; stdin serves one of them. */
+export async function loadDataAndIndices(
+  args: ParsedArgs,
+  io: CliIO,
+): Promise<[data: Tensor, indices: Tensor]> {
+  const dataRef = String(args.data);
+  checkStdinOnce(dataRef, args);
+  const data = await loadTensor(dataRef, io);
+  return [data, await loadIndexOperand(args, io)];
+}
