@@ -31,7 +31,7 @@ export function usageErrorOf(message: string, context: UsageContext): TensorOpsE
     const dashed = context.argv.find((a) => /^-[^-].*\.\w+$/.test(a));
     const hint =
       dashed === undefined ? '' : ` ('${dashed}' reads as an option: put files after --)`;
-    return usageError(`expected ${operands[2]} operands, got ${operands[1]}${hint}`);
+    return usageError(`missing operands: got ${operands[1]}, need at least ${operands[2]}${hint}`);
   }
   return usageError(firstLine(message));
 }

@@ -68,7 +68,7 @@ describe('tensorops flags: every mistake is a one-line usage error', () => {
     // Without --, the same word reads as an option.
     expectUsage(
       ['gather', '-x.npy', fx('idx')],
-      "expected 2 operands, got 0 ('-x.npy' reads as an option: put files after --)",
+      "missing operands: got 0, need at least 1 ('-x.npy' reads as an option: put files after --)",
     );
   });
 
