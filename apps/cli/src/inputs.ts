@@ -2,7 +2,7 @@ import type { Tensor } from '@tensorops/core';
 import { decodeNpy } from '@tensorops/io';
 import {
   openTensorFile,
-  readStream,
+  readDeclaredBytes,
   resolveTensorRefOnDisk,
   type StoredTensor,
   type TensorFile,
@@ -17,7 +17,7 @@ import { pickTensor } from './tensor-names.js';
  * .npy bytes on stdin. The format follows the extension (magic bytes for other names).
  */
 export async function loadTensor(ref: string, io: CliIO): Promise<Tensor> {
-  if (isStdio(ref)) return decodeNpy(await readStream(io.stdin, { label: 'stdin' }));
+  if (isStdio(ref)) return decodeNpy(await readDeclaredBytes(io.stdin, 'stdin', 'npy'));
   const { path, name } = resolveTensorRefOnDisk(ref);
   const file = await openTensorFile(path);
   try {

@@ -17,6 +17,7 @@ export {
   NPY_ALIGN,
   type NpyByteOrder,
   type NpyHeader,
+  type NpyReadOptions,
   npyDataOffset,
   npyDataToTensor,
   npyDescr,

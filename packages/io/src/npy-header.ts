@@ -51,7 +51,11 @@ function isNameChar(c: string | undefined): boolean {
 class LiteralParser {
   private pos = 0;
 
-  constructor(private readonly text: string) {}
+  /** `python2Longs`: read `3L` as 3, as numpy does for headers written by Python 2. */
+  constructor(
+    private readonly text: string,
+    private readonly python2Longs: boolean,
+  ) {}
 
   parseDocument(): PyValue {
     const value = this.value(0);
@@ -193,10 +197,17 @@ class LiteralParser {
       this.pos++;
     }
     const text = this.text.slice(start, this.pos);
-    const digits = text[0] === '-' || text[0] === '+' ? text.slice(1) : text;
+    const signed = text[0] === '-' || text[0] === '+';
+    let digits = signed ? text.slice(1) : text;
     if (digits.length === 0) fail(`unexpected ${quote(text)} at offset ${start}`);
+    if (this.python2Longs && digits.length > 1 && digits.endsWith('L'))
+      digits = digits.slice(0, -1);
     for (const ch of digits) if (!isDigit(ch)) return { kind: 'number', text };
-    return BigInt(text);
+    // Python 3 refuses leading zeros (`03`) but for zero itself (`00`); so does numpy.
+    if (digits[0] === '0' && /[1-9]/.test(digits)) {
+      fail(`integer ${quote(text)} at offset ${start} has a leading zero`);
+    }
+    return BigInt(signed && text[0] === '-' ? `-${digits}` : digits);
   }
 
   private name(): PyValue {
@@ -236,18 +247,22 @@ function render(value: PyValue): string {
   }
 }
 
-/** Parses a Python literal with the grammar numpy's headers use. Throws E_FORMAT. */
-export function parsePyLiteral(text: string): PyValue {
-  return new LiteralParser(text).parseDocument();
+/**
+ * Parses a Python literal with the grammar numpy's headers use. Throws E_FORMAT. `python2Longs`
+ * accepts Python 2's `3L` integers, which numpy still reads in version 1.0 and 2.0 headers.
+ */
+export function parsePyLiteral(text: string, python2Longs = false): PyValue {
+  return new LiteralParser(text, python2Longs).parseDocument();
 }
 
 /**
- * Parses and validates the header dict: exactly the keys descr, fortran_order and shape;
+ * Parses and validates the header dict (`python2Longs` as for {@link parsePyLiteral}): exactly the
+ * keys descr, fortran_order and shape;
  * fortran_order True or False; shape a tuple of non-negative ints (as bigint: a hostile header may
  * claim dimensions beyond 2^53, and sizes must be checked before anything is allocated).
  */
-export function parseNpyHeaderDict(text: string): NpyHeaderDict {
-  const doc = parsePyLiteral(text);
+export function parseNpyHeaderDict(text: string, python2Longs = false): NpyHeaderDict {
+  const doc = parsePyLiteral(text, python2Longs);
   if (doc === null || typeof doc !== 'object' || doc.kind !== 'dict') {
     fail(`is not a dict: ${describe(doc)}`);
   }

@@ -20,10 +20,15 @@ const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59] as const; // \x93NUMPY
 /** numpy aligns the data to 64 bytes so that it can be memory-mapped for any dtype. */
 export const NPY_ALIGN = 64;
 /**
- * Largest header we read. numpy itself refuses headers over 10000 bytes by default; ours allow
- * rank-huge shapes that only a v2.0 header can hold, and still bound what a hostile file costs.
+ * Largest header read by default: numpy's own default (`max_header_size`), ample for any shape of
+ * the 64 dimensions numpy allows. Library callers may raise it, as numpy's callers may.
  */
-export const MAX_NPY_HEADER_BYTES = 1 << 20;
+export const MAX_NPY_HEADER_BYTES = 10_000;
+
+export interface NpyReadOptions {
+  /** Refuse headers longer than this many bytes (default {@link MAX_NPY_HEADER_BYTES}). */
+  readonly maxHeaderBytes?: number;
+}
 /** numpy leaves room for the first axis to grow to this many digits without rewriting the header. */
 const GROWTH_AXIS_MAX_DIGITS = 21;
 
@@ -132,22 +137,10 @@ function parseDescr(descr: PyValue): { dtype: Dtype; byteOrder: NpyByteOrder; te
     );
   }
   const single = dtypeSize(dtype) === 1 || kind === 'S';
-  if (single) {
-    if (order !== '<' && order !== '>' && order !== '|') {
-      throw new TensorOpsError(
-        'E_DTYPE',
-        `.npy dtype ${quote(descr)} unsupported: expected a '|', '<' or '>' prefix as numpy writes`,
-      );
-    }
-    return { dtype, byteOrder: 'none', text: descr };
-  }
-  if (order !== '<' && order !== '>') {
-    throw new TensorOpsError(
-      'E_DTYPE',
-      `.npy dtype ${quote(descr)} unsupported: multi-byte dtypes need an explicit byte order ('<' or '>')`,
-    );
-  }
-  return { dtype, byteOrder: order === '<' ? 'little' : 'big', text: descr };
+  if (single) return { dtype, byteOrder: 'none', text: descr };
+  // No prefix and '=' mean native order, as numpy reads them: little-endian, the only order
+  // tensorops runs on (every engine it targets is little-endian).
+  return { dtype, byteOrder: order === '>' ? 'big' : 'little', text: descr };
 }
 
 function truncated(what: string, need: number | bigint, have: number): never {
@@ -161,7 +154,10 @@ function truncated(what: string, need: number | bigint, have: number): never {
  * Length of magic + version + length field + header dict: the offset of the data.
  * Needs only the first 12 bytes (10 for version 1.0), so a file reader can call it on a short prefix.
  */
-export function npyDataOffset(prefix: Uint8Array): number {
+export function npyDataOffset(
+  prefix: Uint8Array,
+  maxHeaderBytes: number = MAX_NPY_HEADER_BYTES,
+): number {
   if (prefix.length < 8) {
     if (MAGIC.some((b, i) => i < prefix.length && prefix[i] !== b)) badMagic(prefix);
     truncated('preamble', 10, prefix.length);
@@ -179,10 +175,10 @@ export function npyDataOffset(prefix: Uint8Array): number {
   if (prefix.length < fieldEnd) truncated('preamble', fieldEnd, prefix.length);
   const view = new DataView(prefix.buffer, prefix.byteOffset, fieldEnd);
   const headerLength = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
-  if (headerLength > MAX_NPY_HEADER_BYTES) {
+  if (headerLength > maxHeaderBytes) {
     throw new TensorOpsError(
       'E_FORMAT',
-      `.npy header length ${headerLength} exceeds the ${MAX_NPY_HEADER_BYTES}-byte limit`,
+      `.npy header length ${headerLength} exceeds the ${maxHeaderBytes}-byte limit (numpy's default max_header_size)`,
     );
   }
   return fieldEnd + headerLength;
@@ -219,12 +215,15 @@ interface ParsedHeader extends Omit<NpyHeader, 'shape' | 'nbytes'> {
   readonly nbytes: bigint;
 }
 
-function parseHeader(bytes: Uint8Array): ParsedHeader {
-  const dataOffset = npyDataOffset(bytes);
+function parseHeader(bytes: Uint8Array, options: NpyReadOptions): ParsedHeader {
+  const dataOffset = npyDataOffset(bytes, options.maxHeaderBytes);
   if (bytes.length < dataOffset) truncated('header', dataOffset, bytes.length);
   const major = bytes[6] as number;
   const fieldEnd = major === 1 ? 10 : 12;
-  const dict = parseNpyHeaderDict(decodeHeaderText(bytes.subarray(fieldEnd, dataOffset), major));
+  const dict = parseNpyHeaderDict(
+    decodeHeaderText(bytes.subarray(fieldEnd, dataOffset), major),
+    major <= 2,
+  );
   const { dtype, byteOrder, text } = parseDescr(dict.descr);
   let count = 1n;
   for (const d of dict.shape) count *= d;
@@ -276,8 +275,12 @@ function finishHeader(h: ParsedHeader, available: number | undefined): NpyHeader
  * minus dataOffset), a header that claims more data than that is refused, comparing exact
  * integers before anything is allocated.
  */
-export function readNpyHeader(bytes: Uint8Array, availableDataBytes?: number): NpyHeader {
-  return finishHeader(parseHeader(bytes), availableDataBytes);
+export function readNpyHeader(
+  bytes: Uint8Array,
+  availableDataBytes?: number,
+  options: NpyReadOptions = {},
+): NpyHeader {
+  return finishHeader(parseHeader(bytes, options), availableDataBytes);
 }
 
 /** Largest power of two dividing the item size, capped at 8: what a typed-array view needs. */
@@ -318,8 +321,8 @@ export function npyDataToTensor(header: NpyHeader, data: Uint8Array): Tensor {
  * dtype, non-negative integer dims) and the data at least as long as the shape needs (trailing
  * bytes are ignored, as numpy ignores them). Errors are TensorOpsError E_FORMAT or E_DTYPE.
  */
-export function decodeNpy(bytes: Uint8Array): Tensor {
-  const parsed = parseHeader(bytes);
+export function decodeNpy(bytes: Uint8Array, options: NpyReadOptions = {}): Tensor {
+  const parsed = parseHeader(bytes, options);
   const header = finishHeader(parsed, bytes.length - parsed.dataOffset);
   const start = header.dataOffset;
   return npyDataToTensor(header, bytes.subarray(start, start + header.nbytes));

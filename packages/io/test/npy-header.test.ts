@@ -138,16 +138,18 @@ describe('descr', () => {
     ["'>S2'", 'S2'],
     ["'<S2'", 'S2'],
     ['"<U1"', 'U1'],
+    // numpy reads these as native order: little-endian, as tensorops runs
+    ["'f4'", 'float32'],
+    ["'|f4'", 'float32'],
+    ["'=i8'", 'int64'],
+    ["'|U3'", 'U3'],
+    ["'u1'", 'uint8'],
   ])('accepts %s', (descr, dtype) => {
     expect(decodeNpy(file(descr)).dtype).toBe(dtype);
+    expect(readNpyHeader(file(descr)).byteOrder).not.toBe('big');
   });
 
   it.each([
-    ["'f4'", 'E_DTYPE', "multi-byte dtypes need an explicit byte order ('<' or '>')"],
-    ["'|f4'", 'E_DTYPE', 'explicit byte order'],
-    ["'=i8'", 'E_DTYPE', 'explicit byte order'],
-    ["'|U3'", 'E_DTYPE', 'explicit byte order'],
-    ["'u1'", 'E_DTYPE', "expected a '|', '<' or '>' prefix"],
     ["'<f3'", 'E_DTYPE', "'<f3' unsupported"],
     ["'float32'", 'E_DTYPE', "'float32' unsupported"],
     ["'<U0'", 'E_DTYPE', 'string width must be 1 to'],
@@ -211,6 +213,27 @@ describe('readNpyHeader', () => {
   it('refuses headers longer than the limit before reading them', () => {
     const bytes = new Uint8Array([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 2, 0, 0, 0, 0, 0x40]);
     const error = expectError(() => readNpyHeader(bytes));
-    expect(error.message).toBe('.npy header length 1073741824 exceeds the 1048576-byte limit');
+    expect(error.message).toBe(
+      ".npy header length 1073741824 exceeds the 10000-byte limit (numpy's default max_header_size)",
+    );
+  });
+});
+
+describe('integers as Python reads them', () => {
+  it('refuses leading zeros (03) as Python 3 does, but for zero itself (00)', () => {
+    expect(parsePyLiteral('(00, 0, 10)')).toEqual({ kind: 'tuple', items: [0n, 0n, 10n] });
+    expect(expectError(() => parsePyLiteral('(03,)')).message).toBe(
+      ".npy header: integer '03' at offset 1 has a leading zero",
+    );
+  });
+
+  it("takes Python 2's 3L only where numpy does: version 1.0 and 2.0 headers", () => {
+    expect(parsePyLiteral('(2L, 3L)', true)).toEqual({ kind: 'tuple', items: [2n, 3n] });
+    expect(parsePyLiteral('(2L,)')).toEqual({
+      kind: 'tuple',
+      items: [{ kind: 'number', text: '2L' }],
+    });
+    const v1 = npyWithHeader("{'descr': '<u1', 'fortran_order': False, 'shape': (1L, 2L), }");
+    expect(readNpyHeader(v1).shape).toEqual([1, 2]);
   });
 });

@@ -1,7 +1,7 @@
 import { decodeNpy, formatOfPath, parseOutputRef } from '@tensorops/io';
 import {
   openTensorFile,
-  readStream,
+  readDeclaredBytes,
   resolveTensorRefOnDisk,
   streamOfTensor,
   type TensorFile,
@@ -45,7 +45,7 @@ export const convertCommand: CommandSpec = {
     if (args.output !== undefined) throw usageError('convert writes to OUT; -o is not used');
     const target = isStdio(output) ? 'npy' : (formatOfPath(parseOutputRef(output).path) ?? 'npy');
     if (isStdio(input)) {
-      const tensor = decodeNpy(await readStream(io.stdin, { label: 'stdin' }));
+      const tensor = decodeNpy(await readDeclaredBytes(io.stdin, 'stdin', 'npy'));
       return {
         kind: 'tensors',
         entries: [{ name: undefined, data: streamOfTensor(tensor) }],

@@ -11,6 +11,7 @@ export {
   readStdin,
   readStream,
 } from './read.js';
+export { readDeclaredBytes } from './read-declared.js';
 export { type ByteSource, bufferSource, openSource } from './source.js';
 export { STREAM_CHUNK_BYTES, type StoredTensor, type TensorFile } from './stored.js';
 export {

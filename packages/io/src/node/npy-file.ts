@@ -5,7 +5,8 @@ import { open } from 'node:fs/promises';
 import type { Tensor } from '@tensorops/core';
 import { decodeNpy, npyDataOffset, npyDataToTensor, readNpyHeader } from '../npy.js';
 import { fileError } from './errors.js';
-import { readInto, readRange, readStream } from './read.js';
+import { readInto, readRange } from './read.js';
+import { readDeclaredBytes } from './read-declared.js';
 import { type ByteSource, readExactly } from './source.js';
 import type { FormatReader, StoredTensor } from './stored.js';
 
@@ -18,9 +19,10 @@ export async function readNpyFile(path: string): Promise<Tensor> {
     fh = await open(path, 'r');
     const stat = await fh.stat();
     if (!stat.isFile()) {
-      // A pipe or device (/dev/stdin, <(cmd)) has no size to check up front: read it whole.
+      // A pipe or device (/dev/stdin, <(cmd)) has no size to check up front: read its header,
+      // then exactly the data it declares.
       return decodeNpy(
-        await readStream(fh.createReadStream({ autoClose: false }), { label: path }),
+        await readDeclaredBytes(fh.createReadStream({ autoClose: false }), path, 'npy'),
       );
     }
     const size = stat.size;

@@ -8,7 +8,13 @@ import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { type Dtype, dtypeSize, type Tensor, TensorOpsError } from '@tensorops/core';
 import type { Entry, ZipFile } from 'yauzl';
-import { decodeNpy, encodeNpyHeader, npyDataOffset, readNpyHeader } from '../npy.js';
+import {
+  decodeNpy,
+  encodeNpyHeader,
+  MAX_NPY_HEADER_BYTES,
+  npyDataOffset,
+  readNpyHeader,
+} from '../npy.js';
 import { checkDeflateRatio, npzMemberName, npzTensorName } from '../npz.js';
 import { quote } from '../text.js';
 import { type ByteSource, readExactly } from './source.js';
@@ -24,8 +30,8 @@ import { checkedChunks, type TensorStream } from './tensor-stream.js';
 
 const STORED = 0;
 const DEFLATE = 8;
-/** Enough for any .npy header tensorops reads (1 MiB dict + 12-byte preamble). */
-const MAX_NPY_HEAD = (1 << 20) + 12;
+/** Enough for any .npy header tensorops reads (the dict limit + the 12-byte preamble). */
+const MAX_NPY_HEAD = MAX_NPY_HEADER_BYTES + 12;
 
 interface Member {
   readonly entry: Entry;

@@ -3,7 +3,9 @@
 
 import { type FileHandle, open } from 'node:fs/promises';
 import { TensorOpsError } from '@tensorops/core';
-import { readInto, readStream } from './read.js';
+import type { TensorFormat } from '../convert.js';
+import { readInto } from './read.js';
+import { readDeclaredBytes } from './read-declared.js';
 
 export interface ByteSource {
   /** Names the source in messages: the path as given. */
@@ -70,9 +72,10 @@ export function bufferSource(bytes: Uint8Array, label = 'buffer'): ByteSource {
 
 /**
  * Opens `path` for random access. A pipe or device (`/dev/stdin`, `<(cmd)`) has no size and
- * cannot seek: it is read whole into a buffer source.
+ * cannot seek: the tensor file on it (of `format`, else by its magic bytes) is read into a buffer
+ * source as far as its header declares, and no further.
  */
-export async function openSource(path: string): Promise<ByteSource> {
+export async function openSource(path: string, format?: TensorFormat): Promise<ByteSource> {
   const fh = await open(path, 'r');
   try {
     const stat = await fh.stat();
@@ -80,7 +83,7 @@ export async function openSource(path: string): Promise<ByteSource> {
     if (stat.isDirectory()) {
       throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     }
-    const bytes = await readStream(fh.createReadStream({ autoClose: false }), { label: path });
+    const bytes = await readDeclaredBytes(fh.createReadStream({ autoClose: false }), path, format);
     await fh.close();
     return new BufferSource(path, bytes);
   } catch (error) {

@@ -6,10 +6,11 @@ import { formatOfPath, storedDtype, type TensorFormat } from '../convert.js';
 import { encodeNpyHeader } from '../npy.js';
 import { npzMemberName } from '../npz.js';
 import { planSafetensors } from '../safetensors.js';
-import { hexBytes, quote } from '../text.js';
+import { quote } from '../text.js';
 import { fileError } from './errors.js';
 import { npyReader } from './npy-file.js';
 import { npzChunks, npzReader } from './npz-file.js';
+import { formatOfMagic } from './read-declared.js';
 import { safetensorsReader } from './safetensors-file.js';
 import { type ByteSource, bufferSource, openSource } from './source.js';
 import type { FormatReader, StoredTensor, TensorFile } from './stored.js';
@@ -33,15 +34,7 @@ const READERS: Record<TensorFormat, (source: ByteSource) => Promise<FormatReader
 async function sniff(source: ByteSource): Promise<TensorFormat> {
   const head = new Uint8Array(Math.min(9, source.size));
   await source.read(head, 0);
-  if (head[0] === 0x93 && head[1] === 0x4e && head[2] === 0x55) return 'npy';
-  if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5 || head[2] === 6)) {
-    return 'npz';
-  }
-  if (head[8] === 0x7b) return 'safetensors';
-  throw new TensorOpsError(
-    'E_FORMAT',
-    `not a .npy, .npz or .safetensors file: starts with ${hexBytes(head.subarray(0, 8)) || 'nothing'}`,
-  );
+  return formatOfMagic(head);
 }
 
 async function openFrom(source: ByteSource, format: TensorFormat | undefined): Promise<TensorFile> {
@@ -57,12 +50,13 @@ async function openFrom(source: ByteSource, format: TensorFormat | undefined): P
 /**
  * Opens a tensor file and reads its header (or zip directory) only; tensors are read on demand.
  * The format comes from the extension, else from the magic bytes. Pipes and devices are read
- * whole first. Errors name the path. Close the file when done.
+ * first, as far as their header declares (see readDeclaredBytes). Errors name the path. Close the
+ * file when done.
  */
 export async function openTensorFile(path: string): Promise<TensorFile> {
   let source: ByteSource;
   try {
-    source = await openSource(path);
+    source = await openSource(path, formatOfPath(path));
   } catch (cause) {
     throw fileError(path, 'read', cause);
   }

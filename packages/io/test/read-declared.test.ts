@@ -1,0 +1,109 @@
+// Pipes and devices: the header is read from the first bytes, then exactly what it declares, and
+// nothing more. Endless sources are made here: generators, and private character devices created
+// with mknod in a temp dir (never the machine's own /dev entries).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { tensorFrom } from '@tensorops/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decodeNpy, encodeNpy, encodeSafetensors } from '../src/index.js';
+import { openTensorFile, readDeclaredBytes } from '../src/node/index.js';
+import { expectRejection } from './helpers.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tensorops-declared-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** `head`, then 64 KiB chunks of `fill` for ever; counts what was pulled and whether it closed. */
+function endless(head: Uint8Array, fill = 0) {
+  const seen = { chunks: 0, bytes: 0, closed: false };
+  const stream = (async function* () {
+    try {
+      yield head;
+      for (;;) {
+        const chunk = new Uint8Array(1 << 16).fill(fill);
+        seen.chunks++;
+        seen.bytes += chunk.length;
+        yield chunk;
+      }
+    } finally {
+      seen.closed = true;
+    }
+  })();
+  return { stream, seen };
+}
+
+describe('readDeclaredBytes', () => {
+  it('reads a .npy up to its declared end and stops there, whatever follows', async () => {
+    const npy = encodeNpy(tensorFrom('int32', [3], [1, -2, 3]));
+    const { stream, seen } = endless(npy, 0xff);
+    const bytes = await readDeclaredBytes(stream, 'pipe', 'npy');
+    expect(bytes.length).toBe(npy.length);
+    expect(Buffer.from(bytes).equals(Buffer.from(npy))).toBe(true);
+    expect(seen.chunks).toBe(0);
+    expect(seen.closed).toBe(true);
+  });
+
+  it('pulls the data in, chunk by chunk, when the header declares it', async () => {
+    const t = tensorFrom('uint8', [200_000], new Array(200_000).fill(9));
+    const npy = encodeNpy(t);
+    const header = npy.subarray(0, npy.length - 200_000);
+    const { stream, seen } = endless(header, 9);
+    const bytes = await readDeclaredBytes(stream, 'pipe');
+    expect(decodeNpy(bytes).data).toEqual(t.data);
+    // 200,000 bytes need four 64 KiB chunks; the fifth is never asked for.
+    expect(seen.chunks).toBe(4);
+    expect(seen.closed).toBe(true);
+  });
+
+  it('refuses a stream that is no tensor file after its first chunk', async () => {
+    for (const format of ['npy', undefined] as const) {
+      const { stream, seen } = endless(new Uint8Array(0));
+      const e = await expectRejection(readDeclaredBytes(stream, 'pipe', format));
+      expect(e.message).toMatch(/^not a \.npy(, \.npz or \.safetensors)? file: starts with 00 00/);
+      expect(seen.chunks).toBe(1);
+      expect(seen.closed).toBe(true);
+    }
+  });
+
+  it('reads a .safetensors to its declared end plus one byte, so data after it is refused', async () => {
+    const st = encodeSafetensors([{ name: 'w', tensor: tensorFrom('float32', [2], [1, 2]) }]);
+    const { stream, seen } = endless(st, 7);
+    const bytes = await readDeclaredBytes(stream, 'pipe');
+    expect(bytes.length).toBe(st.length + 1);
+    expect(seen.chunks).toBe(1);
+    expect(seen.closed).toBe(true);
+  });
+});
+
+describe('devices and endless pipes', () => {
+  const root = process.getuid?.() === 0;
+
+  it.runIf(root)(
+    'a private /dev/zero or /dev/urandom is refused after its first bytes',
+    async () => {
+      for (const [name, minor] of [
+        ['zero', '5'],
+        ['urandom', '9'],
+      ] as const) {
+        const path = join(dir, name);
+        execFileSync('mknod', [path, 'c', '1', minor]);
+        const before = process.memoryUsage().rss;
+        const e = await expectRejection(openTensorFile(path));
+        expect(e.message).toMatch(
+          new RegExp(`^${path}: not a \\.npy, \\.npz or \\.safetensors file: starts with`),
+        );
+        expect(process.memoryUsage().rss - before).toBeLessThan(64 << 20);
+        const named = join(dir, `${name}.npy`);
+        execFileSync('mknod', [named, 'c', '1', minor]);
+        const n = await expectRejection(openTensorFile(named));
+        expect(n.message).toContain(`${named}: not a .npy file: starts with`);
+      }
+    },
+  );
+});
