@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sha256, writeNpy } from './lib/data.mjs';
 import { fileToFile, THP_TUNABLE, withThp } from './lib/file-to-file.mjs';
+import { benchIndexText } from './lib/index-text.mjs';
 import { PYTHON, probeNumpy, runNumpy } from './lib/numpy.mjs';
 import { loadOrt, ORT_VERSION, ortSession } from './lib/ort.mjs';
 import { gbps, gc, timeMemcpy, timeRuns, timeRunsAsync } from './lib/timing.mjs';
@@ -340,6 +341,7 @@ async function main() {
     }
   }
   if (w8) printW8(w8);
+  if (kernelIds.includes('W1')) benchIndexText(opts);
   if (opts.json) {
     writeFileSync(opts.json, `${JSON.stringify({ env, opts, rows, w8 }, null, 2)}\n`);
   }

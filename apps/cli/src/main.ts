@@ -105,7 +105,7 @@ function parse(argv: readonly string[], io: CliIO): Promise<Parsed> {
         reject(usageErrorOf(error.message, { argv: args, flags: knownFlags(parser, spec) }));
       } else if (output) resolve({ kind: 'text', text: output });
       else if (spec) {
-        const repeated = repeatedFlag(parsedArgs);
+        const repeated = repeatedFlag(parser, parsedArgs);
         if (repeated) reject(usageError(`--${repeated} is given more than once; give it once`));
         else resolve({ kind: 'run', spec, args: unwrapOperands(parsedArgs) });
       } else reject(new ShortUsage());
@@ -158,14 +158,22 @@ async function completionScript(rest: readonly string[], io: CliIO): Promise<Par
 /** Long flag names the command (or the top level) accepts, for "did you mean". */
 function knownFlags(parser: Argv, spec: CommandSpec | undefined): string[] {
   const positionals = new Set(spec?.command.match(/[a-z_]+(?=[>\]])/g) ?? []);
-  // getOptions is yargs API its typings leave out: the options known once the command's builder ran.
-  const { key } = (parser as unknown as { getOptions(): { key: object } }).getOptions();
-  return Object.keys(key).filter((k) => k.length > 1 && !/[A-Z]/.test(k) && !positionals.has(k));
+  return Object.keys(yargsOptions(parser).key).filter(
+    (k) => k.length > 1 && !/[A-Z]/.test(k) && !positionals.has(k),
+  );
+}
+
+/** yargs API its typings leave out: the options known once the command's builder ran. */
+function yargsOptions(parser: Argv): { key: object; array: string[] } {
+  return (parser as unknown as { getOptions(): { key: object; array: string[] } }).getOptions();
 }
 
 /** A single-valued flag typed twice (`-o a.npy -o b.npy`): yargs makes it an array. */
-function repeatedFlag(args: Readonly<Record<string, unknown>>): string | undefined {
-  const names = Object.keys(args).filter((k) => k !== '_' && Array.isArray(args[k]));
+function repeatedFlag(parser: Argv, args: Readonly<Record<string, unknown>>): string | undefined {
+  const lists = new Set(yargsOptions(parser).array);
+  const names = Object.keys(args).filter(
+    (k) => k !== '_' && Array.isArray(args[k]) && !lists.has(k),
+  );
   return names.filter((k) => !/[A-Z]/.test(k)).sort((a, b) => b.length - a.length)[0];
 }
 

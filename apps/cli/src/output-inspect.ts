@@ -1,35 +1,40 @@
 import { type CliIO, writeAll } from './cli-io.js';
-import type { InspectReport } from './commands/inspect.js';
 import { formatBytes } from './format/bytes.js';
+import type { InspectReport } from './inspect-report.js';
 import type { OutputOptions } from './output.js';
 import { printable } from './ui/layout.js';
 
 /**
- * `inspect`: the --json document, or a plain table (on a terminal and in pipes alike: the table
- * is the command's output, not a rendering of binary data).
+ * `inspect`: the --json document (one report; an array of them for several files), or a plain
+ * table per file (on a terminal and in pipes alike: the table is the command's output, not a
+ * rendering of binary data).
  */
 export async function emitInspect(
-  report: InspectReport,
+  reports: readonly InspectReport[],
   options: OutputOptions,
   io: CliIO,
 ): Promise<void> {
   if (options.json) {
-    await writeAll(io.stdout, `${JSON.stringify(report)}\n`);
+    const doc = reports.length === 1 ? reports[0] : reports;
+    await writeAll(io.stdout, `${JSON.stringify(doc)}\n`);
     return;
   }
   if (!io.stdout.isTTY) {
-    await writeAll(io.stdout, inspectTable(report));
+    await writeAll(io.stdout, reports.map(inspectTable).join('\n'));
     return;
   }
   const { renderTensorTable } = await import('./ui/render.js');
-  const title = `${report.file}: ${report.format}, ${formatBytes(report.size)}`;
-  await renderTensorTable(report.tensors, {
-    stdout: io.stdout,
-    env: io.env,
-    color: options.color,
-    title,
-  });
-  await writeAll(io.stdout, notTensorLines(report) + metadataLines(report.metadata));
+  for (const [i, report] of reports.entries()) {
+    if (i > 0) await writeAll(io.stdout, '\n');
+    const title = `${report.file}: ${report.format}, ${formatBytes(report.size)}`;
+    await renderTensorTable(report.tensors, {
+      stdout: io.stdout,
+      env: io.env,
+      color: options.color,
+      title,
+    });
+    await writeAll(io.stdout, notTensorLines(report) + metadataLines(report.metadata));
+  }
 }
 
 function notTensorLines(report: InspectReport): string {

@@ -40,7 +40,7 @@ export async function emitResult(
     case 'tensor':
       return emitTensor(result.tensor, result.label, options, io);
     case 'inspect':
-      return emitInspect(result.report, options, io);
+      return emitInspect(result.reports, options, io);
     case 'beams': {
       const { emitBeams } = await import('./output-beams.js');
       return emitBeams(result.beams, options, io);

@@ -3,7 +3,7 @@ import type { BeamSequences } from '@tensorops/gather-tree';
 import type { TensorStream } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
 import type { CliIO } from '../cli-io.js';
-import type { InspectReport } from './inspect.js';
+import type { InspectReport } from '../inspect-report.js';
 
 /** An output tensor by name (undefined: the sink picks one), its data streamed. */
 export interface OutputEntry {
@@ -30,7 +30,7 @@ export type CommandResult =
       readonly label: string;
       readonly dispose: () => Promise<void>;
     }
-  | { readonly kind: 'inspect'; readonly report: InspectReport }
+  | { readonly kind: 'inspect'; readonly reports: readonly InspectReport[] }
   | { readonly kind: 'beams'; readonly beams: BeamSequences };
 
 export type ParsedArgs = Readonly<Record<string, unknown>>;

@@ -1,100 +1,115 @@
-import type { TensorFormat } from '@tensorops/io';
+import { TensorOpsError } from '@tensorops/core';
 import { openTensorFile, resolveTensorRefOnDisk, type StoredTensor } from '@tensorops/io/node';
-import { isStdio, usageError } from '../args.js';
+import { choiceOption, isStdio, usageError } from '../args.js';
+import { describeTensor, type InspectReport } from '../inspect-report.js';
+import { nameMatcher } from '../name-glob.js';
 import { pickTensor } from '../tensor-names.js';
-import { type CommandSpec, examples } from './command.js';
+import { printable } from '../ui/layout.js';
+import { verifyTensor } from '../verify.js';
+import { type CommandSpec, examples, type ParsedArgs } from './command.js';
 
-/** One tensor in the --json document. Every key is present for every format (null when n/a). */
-export interface InspectTensor {
-  /** null for a .npy file, whose one tensor has no name. */
-  readonly name: string | null;
-  /** numpy / ml_dtypes name: float32, bfloat16, float8_e4m3fn, float4_e2m1fn, U5, ... */
-  readonly dtype: string;
-  readonly shape: readonly number[];
-  /** Bytes of data as stored (uncompressed). */
-  readonly nbytes: number;
-  /** Absolute file offset of the first data byte; null inside a deflated .npz member. */
-  readonly offset: number | null;
-  /** The dtype as the file spells it: a .npy descr ('>i4') or a safetensors name ('BF16'). */
-  readonly format_dtype: string;
-  readonly fortran_order: boolean;
-  /** 'little', 'big', or 'none' (1-byte elements). */
-  readonly byte_order: string;
-  /** .npz members: 'stored' or 'deflate'; null for the other formats. */
-  readonly compression: 'stored' | 'deflate' | null;
-  /** .npz members: bytes in the archive; null for the other formats. */
-  readonly compressed_nbytes: number | null;
+const SORT_ORDERS = ['file', 'name', 'offset'] as const;
+type SortOrder = (typeof SORT_ORDERS)[number];
+
+/** `--sort offset`: by data offset; tensors without one (deflated .npz members) last, in file order. */
+function sortTensors(tensors: readonly StoredTensor[], order: SortOrder): StoredTensor[] {
+  const sorted = [...tensors];
+  if (order === 'name') sorted.sort((a, b) => compareText(a.name ?? '', b.name ?? ''));
+  if (order === 'offset') {
+    sorted.sort(
+      (a, b) => (a.offset ?? Number.POSITIVE_INFINITY) - (b.offset ?? Number.POSITIVE_INFINITY),
+    );
+  }
+  return sorted;
 }
 
-/** `tensorops inspect --json`: {"file", "format", "size", "tensors", "not_tensors", "metadata"}. */
-export interface InspectReport {
-  readonly file: string;
-  readonly format: TensorFormat;
-  /** File size in bytes. */
-  readonly size: number;
-  readonly tensors: readonly InspectTensor[];
-  /** .npz members that are not readable tensors (a readme, a refused header), and why. */
-  readonly not_tensors: readonly { readonly name: string; readonly reason: string }[];
-  /** .safetensors `__metadata__`; null when absent and for .npy / .npz. */
-  readonly metadata: Readonly<Record<string, string>> | null;
+/** Code-point order, the same on every machine (no locale). */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function describe(t: StoredTensor): InspectTensor {
-  return {
-    name: t.name,
-    dtype: t.displayDtype,
-    shape: t.shape,
-    nbytes: t.nbytes,
-    offset: t.offset,
-    format_dtype: t.formatDtype,
-    fortran_order: t.fortranOrder,
-    byte_order: t.byteOrder,
-    compression: t.compression ?? null,
-    compressed_nbytes: t.compressedBytes ?? null,
-  };
+async function inspectOne(ref: string, args: ParsedArgs): Promise<InspectReport> {
+  const { path, name } = resolveTensorRefOnDisk(ref);
+  // Headers and the zip directory only, unless --verify: then every byte.
+  const file = await openTensorFile(path);
+  try {
+    const matches = args.filter === undefined ? () => true : nameMatcher(String(args.filter));
+    let tensors = name === undefined ? file.tensors : [pickTensor(file, name)];
+    tensors = tensors.filter((t) => matches(t.name ?? ''));
+    tensors = sortTensors(tensors, choiceOption('sort', args.sort, SORT_ORDERS, 'file'));
+    if (args.verify === true) {
+      for (const o of file.notTensors) {
+        // A NAME.npy member that cannot be read is a damaged tensor; a readme is no tensor at all.
+        if (o.kind === 'unreadable' && matches(o.name)) {
+          throw new TensorOpsError(
+            'E_FORMAT',
+            `${path}: tensor '${printable(o.name)}' fails verification: ${o.error.message}`,
+          );
+        }
+      }
+      for (const t of tensors) await verifyTensor(file, t);
+    }
+    return {
+      file: path,
+      format: file.format,
+      size: file.size,
+      tensors: tensors.map(describeTensor),
+      not_tensors:
+        name === undefined
+          ? file.notTensors
+              .filter((o) => matches(o.name))
+              .map((o) => ({ name: o.name, reason: o.error.message }))
+          : [],
+      metadata: file.metadata === null ? null : { ...file.metadata },
+    };
+  } finally {
+    await file.close();
+  }
 }
 
 export const inspectCommand: CommandSpec = {
-  command: 'inspect <file>',
-  describe: 'list the tensors of a .npy, .npz or .safetensors file (reads headers only)',
+  command: 'inspect <files..>',
+  describe: 'list the tensors of .npy, .npz and .safetensors files (reads headers only)',
   builder: (y) =>
     y
-      .positional('file', {
+      .positional('files', {
         type: 'string',
-        describe: 'a tensor file; FILE:NAME shows one tensor',
+        describe: 'tensor files; FILE:NAME shows one tensor',
+      })
+      .option('filter', {
+        type: 'string',
+        requiresArg: true,
+        describe: "only tensors whose name matches this glob (* ? [abc], as Python's fnmatch)",
+      })
+      .option('sort', {
+        type: 'string',
+        choices: SORT_ORDERS,
+        default: 'file',
+        describe: 'list tensors in file order, by name, or by data offset',
+      })
+      .option('verify', {
+        type: 'boolean',
+        describe:
+          'read every byte: .npz CRCs and sizes, data filling its declared size, bool bytes 0/1',
       })
       .example(
         examples([
           ['$0 inspect model.safetensors', 'names, dtypes, shapes, sizes and offsets'],
           ['$0 inspect arrays.npz --json', 'the same as one JSON document'],
           ['$0 inspect model.safetensors:embed.weight', 'one tensor'],
+          [
+            "$0 inspect model-*.safetensors --filter 'model.layers.*.weight' --sort name",
+            'several files, some tensors, by name',
+          ],
+          ['$0 inspect checkpoint.npz --verify', 'check every byte; exit 1 naming a bad tensor'],
         ]),
       ),
   run: async (args) => {
-    const ref = String(args.file);
-    if (isStdio(ref)) throw usageError('inspect reads a file, not standard input');
+    const refs = (args.files as readonly string[]).map(String);
+    if (refs.some(isStdio)) throw usageError('inspect reads a file, not standard input');
     if (args.output !== undefined) throw usageError('inspect prints to stdout; -o is not used');
-    const { path, name } = resolveTensorRefOnDisk(ref);
-    // Headers and the zip directory only: no tensor data is read.
-    const file = await openTensorFile(path);
-    try {
-      const tensors = name === undefined ? file.tensors : [pickTensor(file, name)];
-      return {
-        kind: 'inspect',
-        report: {
-          file: path,
-          format: file.format,
-          size: file.size,
-          tensors: tensors.map(describe),
-          not_tensors:
-            name === undefined
-              ? file.notTensors.map((o) => ({ name: o.name, reason: o.error.message }))
-              : [],
-          metadata: file.metadata === null ? null : { ...file.metadata },
-        },
-      };
-    } finally {
-      await file.close();
-    }
+    const reports: InspectReport[] = [];
+    for (const ref of refs) reports.push(await inspectOne(ref, args));
+    return { kind: 'inspect', reports };
   },
 };

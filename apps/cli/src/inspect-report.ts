@@ -1,0 +1,54 @@
+import type { TensorFormat } from '@tensorops/io';
+import type { StoredTensor } from '@tensorops/io/node';
+
+// What `inspect` reports: its own result type, shared by the command and the output layer.
+
+/** One tensor in the --json document. Every key is present for every format (null when n/a). */
+export interface InspectTensor {
+  /** null for a .npy file, whose one tensor has no name. */
+  readonly name: string | null;
+  /** numpy / ml_dtypes name: float32, bfloat16, float8_e4m3fn, float4_e2m1fn, U5, ... */
+  readonly dtype: string;
+  readonly shape: readonly number[];
+  /** Bytes of data as stored (uncompressed). */
+  readonly nbytes: number;
+  /** Absolute file offset of the first data byte; null inside a deflated .npz member. */
+  readonly offset: number | null;
+  /** The dtype as the file spells it: a .npy descr ('>i4') or a safetensors name ('BF16'). */
+  readonly format_dtype: string;
+  readonly fortran_order: boolean;
+  /** 'little', 'big', or 'none' (1-byte elements). */
+  readonly byte_order: string;
+  /** .npz members: 'stored' or 'deflate'; null for the other formats. */
+  readonly compression: 'stored' | 'deflate' | null;
+  /** .npz members: bytes in the archive; null for the other formats. */
+  readonly compressed_nbytes: number | null;
+}
+
+/** `tensorops inspect --json`: {"file", "format", "size", "tensors", "not_tensors", "metadata"}. */
+export interface InspectReport {
+  readonly file: string;
+  readonly format: TensorFormat;
+  /** File size in bytes. */
+  readonly size: number;
+  readonly tensors: readonly InspectTensor[];
+  /** .npz members that are not readable tensors (a readme, a refused header), and why. */
+  readonly not_tensors: readonly { readonly name: string; readonly reason: string }[];
+  /** .safetensors `__metadata__`; null when absent and for .npy / .npz. */
+  readonly metadata: Readonly<Record<string, string>> | null;
+}
+
+export function describeTensor(t: StoredTensor): InspectTensor {
+  return {
+    name: t.name,
+    dtype: t.displayDtype,
+    shape: t.shape,
+    nbytes: t.nbytes,
+    offset: t.offset,
+    format_dtype: t.formatDtype,
+    fortran_order: t.fortranOrder,
+    byte_order: t.byteOrder,
+    compression: t.compression ?? null,
+    compressed_nbytes: t.compressedBytes ?? null,
+  };
+}
