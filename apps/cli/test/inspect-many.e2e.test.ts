@@ -123,7 +123,8 @@ describe('tensorops inspect --verify', () => {
     const doc: Report = JSON.parse(ok(['inspect', 'part-1.npz', '--json'], dir));
     const target = doc.tensors.find((t) => t.name === 'model.layers.0.bias');
     const bytes = readFileSync(join(dir, 'part-1.npz'));
-    bytes[target?.offset as number] ^= 0x40;
+    const at = target?.offset as number;
+    bytes[at] = (bytes[at] as number) ^ 0x40;
     writeFileSync(join(dir, 'part-1.npz'), bytes);
     // Headers alone do not see it.
     ok(['inspect', 'part-1.npz'], dir);
@@ -176,7 +177,8 @@ describe('tensorops inspect --verify', () => {
     );
     const bytes = readFileSync(join(dir, 'z.npz'));
     // The deflate stream starts after the 30-byte local header and the member name (x.npy).
-    bytes[30 + 'x.npy'.length + 10] ^= 0xff;
+    const at = 30 + 'x.npy'.length + 10;
+    bytes[at] = (bytes[at] as number) ^ 0xff;
     writeFileSync(join(dir, 'z.npz'), bytes);
     expect(ok(['inspect', 'z.npz'], dir)).toContain('  x  not a tensor: ');
     const r = tensorops(['inspect', 'z.npz', '--verify'], { cwd: dir });

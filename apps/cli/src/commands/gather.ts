@@ -1,7 +1,7 @@
 import { gather, type OobMode } from '@tensorops/core';
 import { gatherFromFile } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
-import { choiceOption, integerFlag, integerOption, isStdio, usageError } from '../args.js';
+import { choiceOption, integerFlag, integerOption } from '../args.js';
 import { checkStdinOnce, loadIndexOperand, withIndexOperand } from '../index-inputs.js';
 import { openDataInput } from '../inputs.js';
 import { type CommandSpec, examples } from './command.js';
