@@ -6,8 +6,8 @@
 //   PASS|FAIL  case  time  peak-RSS  exit  files-left  first stderr line
 //
 // Usage: node scripts/stress.mjs [--reduced] [--only SUBSTRING] [--json] [--bin PATH/tensorops.js]
-// --reduced shrinks every size so the whole run stays within seconds and a few hundred MB (the
-// test suite runs it that way). Exits 1 when any case fails. Linux only (/proc, mknod); as root
+// --reduced shrinks every size so that each case takes seconds and a few hundred MB, and drops the
+// time limits from the verdicts (the test suite runs it that way). Exits 1 when any case fails. Linux only (/proc, mknod); as root
 // it also runs the cases that need devices or another user.
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -41,6 +41,11 @@ const IS_ROOT = process.getuid?.() === 0;
 const MB = 1 << 20;
 /** Full size, or the reduced one. */
 const size = (full, reduced) => (REDUCED ? reduced : full);
+/**
+ * A time limit, applied in full runs only: the reduced run is a test, and tests never assert on
+ * timings (a loaded machine would fail them); there a hang still ends in the case's timeout.
+ */
+const within = (ms, limit) => REDUCED || ms < limit;
 
 // ---------------------------------------------------------------------------------------------
 // Files, built byte by byte (no numpy needed)
@@ -429,7 +434,7 @@ for (const [name, when] of signalCases) {
     const byCode = r.code === 128 + SIGNALS[name] || r.code === `killed by ${name}`;
     return {
       result: r,
-      ok: byCode && left === 0 && untouched && (r.exitAfterSignalMs ?? 1e9) < 200,
+      ok: byCode && left === 0 && untouched && within(r.exitAfterSignalMs ?? 1e9, 200),
       left,
       note: `exit ${Math.round(r.exitAfterSignalMs ?? -1)} ms after ${name}${untouched ? '' : ', target changed'}`,
     };
@@ -444,7 +449,8 @@ add('signal-fifo-open-SIGINT', 4, async (dir) => {
   });
   return {
     result: r,
-    ok: r.code === 130 && (r.exitAfterSignalMs ?? 1e9) < 200,
+    ok:
+      (r.code === 130 || r.code === 'killed by SIGINT') && within(r.exitAfterSignalMs ?? 1e9, 200),
     left: 0,
     note: `exit ${Math.round(r.exitAfterSignalMs ?? -1)} ms after SIGINT`,
   };
@@ -465,7 +471,7 @@ for (const [dev, minor, command] of [
       command === 'inspect' ? ['inspect', path] : ['gather', path, idx(), '-o', join(dir, 'o.npy')];
     const r = await run(args, { timeoutMs: size(60_000, 10_000) });
     const f = cleanFailure(r, dir, [dev]);
-    return { result: r, ok: f.ok && r.ms < 5000 && r.rss < 200 * MB, left: f.left };
+    return { result: r, ok: f.ok && within(r.ms, 5000) && r.rss < 200 * MB, left: f.left };
   });
 }
 add('stdin-pipe-zeros', 5, async (dir) => {
@@ -603,7 +609,7 @@ add('safetensors-200k-inspect', 8, async (dir) => {
   };
 });
 add('safetensors-big-metadata', 8, async (dir) => {
-  const value = 'a'.repeat(size(99, 10) * MB);
+  const value = 'a'.repeat(size(99_000_000, 10_000_000));
   writeFileSync(
     join(dir, 'm.safetensors'),
     safetensors(
@@ -614,7 +620,7 @@ add('safetensors-big-metadata', 8, async (dir) => {
   const r = await run(['inspect', join(dir, 'm.safetensors'), '--json'], { timeoutMs: 120_000 });
   return {
     result: r,
-    ok: r.code === 0 && r.rss < size(800, 250) * MB && r.ms < size(5000, 3000),
+    ok: r.code === 0 && r.rss < size(800, 250) * MB && within(r.ms, 5000),
     left: extraFiles(dir, ['m.safetensors', 'ro.npy', 'multi.npz', 'h.npy']),
   };
 });

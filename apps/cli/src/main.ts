@@ -79,7 +79,14 @@ function buildParser(io: CliIO): Argv {
     )
     .help()
     .alias('h', 'help')
-    .epilogue('Exit codes: 0 ok, 1 data or runtime error, 2 usage error.')
+    .epilogue(
+      [
+        'Tensors: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME. NAME is everything after the',
+        "file's path, ':' and '/' included, so any name can be given: a.npz:x:0 is tensor x:0.",
+        '',
+        'Exit codes: 0 ok, 1 data or runtime error, 2 usage error.',
+      ].join('\n'),
+    )
     .wrap(Math.min(100, io.stdout.columns || 80));
   for (const spec of COMMANDS) parser = parser.command(spec.command, spec.describe, spec.builder);
   return parser;

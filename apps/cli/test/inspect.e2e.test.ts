@@ -190,6 +190,9 @@ describe('tensorops inspect: .npz members that are not tensors', () => {
   });
 
   it('reads members whose names are no valid path (x:0, a\\b, ../up, /abs), by name', () => {
+    expect(tensorops(['--help']).stdout.toString().replace(/\s+/g, ' ')).toContain(
+      "NAME is everything after the file's path, ':' and '/' included, so any name can be given: a.npz:x:0 is tensor x:0.",
+    );
     const path = npz('odd-names.npz');
     const doc = JSON.parse(tensorops(['inspect', path, '--json']).stdout.toString());
     expect(doc.tensors.map((t: { name: string }) => t.name)).toEqual([
