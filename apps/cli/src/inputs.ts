@@ -2,6 +2,7 @@ import type { Tensor } from '@tensorops/core';
 import { decodeNpy } from '@tensorops/io';
 import {
   openTensorFile,
+  rangeReadable,
   readDeclaredBytes,
   resolveTensorRefOnDisk,
   type StoredTensor,
@@ -66,11 +67,7 @@ export async function openDataInput(
   const file = await openTensorFile(path);
   try {
     const stored = pickTensor(file, name);
-    const ranged =
-      stored.offset !== null &&
-      stored.dtype !== undefined &&
-      stored.nbytes >= minBytes &&
-      !(stored.fortranOrder && stored.shape.length >= 2);
+    const ranged = stored.dtype !== undefined && stored.nbytes >= minBytes && rangeReadable(stored);
     if (ranged) return { kind: 'file', file, stored };
     const tensor = await file.read(stored);
     await file.close();

@@ -3,7 +3,7 @@ export {
   type FileGatherOptions,
   type FileGatherStream,
   gatherFromFile,
-} from './gather-file.js';
+} from './gather-file/index.js';
 export { readNpyFile } from './npy-file.js';
 export {
   MAX_STREAM_BYTES,
@@ -13,7 +13,12 @@ export {
 } from './read.js';
 export { readDeclaredBytes } from './read-declared.js';
 export { type ByteSource, bufferSource, openSource } from './source.js';
-export { STREAM_CHUNK_BYTES, type StoredTensor, type TensorFile } from './stored.js';
+export {
+  rangeReadable,
+  STREAM_CHUNK_BYTES,
+  type StoredTensor,
+  type TensorFile,
+} from './stored.js';
 export {
   inspectTensorFile,
   type NamedTensorData,

@@ -22,6 +22,7 @@ import {
   chunkedRange,
   type FormatReader,
   type NotATensor,
+  rangeReadable,
   STREAM_CHUNK_BYTES,
   type StoredTensor,
   swapUnitOf,
@@ -291,8 +292,7 @@ export async function npzReader(source: ByteSource): Promise<FormatReader> {
       rangedStreams: false,
       chunks(t, dtype, reuse) {
         const member = members.get(t);
-        if (member === undefined || t.offset === null) return undefined;
-        if (t.fortranOrder && t.shape.length >= 2) return undefined;
+        if (member === undefined || !rangeReadable(t)) return undefined;
         return storedMemberChunks(source, member, t, dtype, reuse);
       },
       async read(t): Promise<Tensor> {

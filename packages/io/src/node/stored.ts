@@ -99,6 +99,14 @@ export function swapUnitOf(t: StoredTensor, dtype: Dtype): number {
   return dtypeSize(dtype);
 }
 
+/**
+ * True when the tensor's bytes can be read by byte range in C order: stored uncompressed, and not
+ * a Fortran-order array of rank 2 or more (which needs a transpose of all of it).
+ */
+export function rangeReadable(t: StoredTensor): boolean {
+  return t.offset !== null && !(t.fortranOrder && t.shape.length >= 2);
+}
+
 export interface FormatReader {
   readonly format: TensorFormat;
   readonly tensors: readonly StoredTensor[];
@@ -189,8 +197,7 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
       } catch (cause) {
         throw fileError(path, 'read', cause);
       }
-      const ranged =
-        reader.rangedStreams && t.offset !== null && !(t.fortranOrder && t.shape.length >= 2);
+      const ranged = reader.rangedStreams && rangeReadable(t);
       const whole = async function* () {
         yield (await file.read(t)).data;
       };

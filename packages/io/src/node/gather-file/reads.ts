@@ -1,0 +1,43 @@
+// Reads of byte ranges of the tensor file into caller-owned targets, a few in flight at once.
+
+import { TensorOpsError } from '@tensorops/core';
+import { quote } from '../../text.js';
+import { fileError } from '../errors.js';
+import type { RunContext } from './context.js';
+
+export interface PendingRead {
+  readonly position: number;
+  readonly target: Uint8Array;
+}
+
+export async function runReads(ctx: RunContext, reads: PendingRead[]): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < reads.length) {
+      const { position, target } = reads[next++] as PendingRead;
+      let got: number;
+      try {
+        got = await ctx.file.readAt(target, position);
+      } catch (cause) {
+        throw fileError(ctx.file.path, 'read', cause);
+      }
+      if (got !== target.length) {
+        throw new TensorOpsError(
+          'E_FORMAT',
+          `${ctx.file.path}: data truncated: tensor ${quote(ctx.stored.name ?? '')} needs bytes up to offset ${position + target.length}, the file ends at ${position + got}`,
+        );
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ctx.concurrency, reads.length) }, worker));
+}
+
+/** One large read split in pieces that run concurrently (the page-cache copies overlap). */
+export function piecesOf(target: Uint8Array, position: number, piece: number): PendingRead[] {
+  const reads: PendingRead[] = [];
+  for (let at = 0; at < target.length; at += piece) {
+    const end = Math.min(target.length, at + piece);
+    reads.push({ position: position + at, target: target.subarray(at, end) });
+  }
+  return reads;
+}
