@@ -182,12 +182,12 @@ describe.each(PACKAGES)('tarball of $name', (pkg) => {
       (f) =>
         !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(f) &&
         !(pkg === CLI
-          ? /^dist\/(tensorops\.js|tensorops\.js\.map|chunks\/[\w-]+\.js(\.map)?)$/.test(f)
+          ? /^dist\/(tensorops\.js|tensorops-main\.cjs|ui\.mjs)(\.map)?$/.test(f)
           : /^(dist\/.+\.(js|js\.map|d\.ts|d\.ts\.map)|src\/.+\.ts)$/.test(f)),
     );
     expect(unexpected).toEqual([]);
     expect(list.filter((f) => /\.test\.|tsbuildinfo|fixtures\//.test(f))).toEqual([]);
-    const js = list.filter((f) => f.endsWith('.js'));
+    const js = list.filter((f) => /\.[cm]?js$/.test(f));
     expect(js.length).toBeGreaterThan(0);
     for (const f of js) {
       expect(list, `${f} has no source map`).toContain(`${f}.map`);
@@ -202,7 +202,7 @@ describe.each(PACKAGES)('tarball of $name', (pkg) => {
   it('has source maps that point at files in the tarball (or carry the sources inline)', () => {
     const dir = root(pkg.name);
     const list = files(dir);
-    for (const f of list.filter((x) => /\.(js|d\.ts)$/.test(x))) {
+    for (const f of list.filter((x) => /\.([cm]?js|d\.ts)$/.test(x))) {
       const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(readFileSync(join(dir, f), 'utf8'))?.[1];
       expect(url, `${f} names no source map`).toBeDefined();
       expect(existsSync(join(dir, dirname(f), url as string)), `${f} -> ${url}`).toBe(true);
@@ -259,7 +259,7 @@ describe.each(PACKAGES)('tarball of $name', (pkg) => {
     const p = pkgJson(pkg.name);
     const imported = new Set<string>();
     const builtins = new Set<string>();
-    for (const f of files(dir).filter((x) => x.endsWith('.js'))) {
+    for (const f of files(dir).filter((x) => /\.[cm]?js$/.test(x))) {
       for (const spec of specifiers(readFileSync(join(dir, f), 'utf8'))) {
         if (spec.startsWith('.')) continue;
         if (isBuiltin(spec)) builtins.add(spec);
@@ -481,6 +481,8 @@ describe('the tensorops bin installed globally (npm i -g) and run from another f
     env = {
       ...npmEnv(),
       PATH: [join(prefix, 'bin'), dirname(process.execPath), ...path].join(delimiter),
+      // The compiled-code cache goes here instead of the user's ~/.cache.
+      TENSOROPS_CACHE_DIR: join(work, 'code-cache'),
     };
   }, 120_000);
 
@@ -511,6 +513,16 @@ describe('the tensorops bin installed globally (npm i -g) and run from another f
     expect(r.stderr.toString()).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout.toString()).toBe(`${pkgJson(CLI.name).version}\n`);
+  });
+
+  it('keeps its compiled code in the cache folder after a run, and runs the same with it', () => {
+    const first = tensorops(['--version']);
+    const cached = readdirSync(join(work, 'code-cache'));
+    expect(cached).toHaveLength(1);
+    expect(cached[0]).toMatch(/^tensorops-[\w.-]+\.v8cache$/);
+    const again = tensorops(['--version']);
+    expect(again.stderr.toString()).toBe('');
+    expect(again.stdout.toString()).toBe(first.stdout.toString());
   });
 
   it('gathers rows of a numpy-written .npy file, to a file and through a pipe, bit for bit', () => {

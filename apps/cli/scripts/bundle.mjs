@@ -1,16 +1,21 @@
-// Bundles the tsc output behind the `tensorops` bin into dist/tensorops.js.
+// Bundles the tsc output behind the `tensorops` bin into three files:
+// - dist/tensorops.js: the bin, a small ES module (launch.ts) that runs the next file with its
+//   compiled code cached between runs (see code-cache.ts);
+// - dist/tensorops-main.cjs: the CLI (bin.ts and everything it loads), one CommonJS script,
+//   because V8's code cache on Node 20 works for scripts (vm.Script), not for ES modules;
+// - dist/ui.mjs: the terminal UI, an ES module because it imports ink (an ES module with
+//   top-level await, which a script cannot require), loaded only when a tensor is shown on a
+//   terminal. ink and react stay external.
 //
-// Why a bundle: on Node 20 every ES module costs a resolve, a read and a compile at start-up (no
-// compile cache before Node 22); one file instead of ~60 cut a tiny `tensorops gather` from ~3x to
-// ~2x `node -e 0` (scripts/startup-timing.mjs). Dynamic imports stay separate chunks, so the
-// pipeline path never loads the terminal UI or the zip library; ink and react stay external.
+// Why a bundle: on Node 20 every ES module costs a resolve, a read and a compile at start-up; one
+// file instead of ~60 is what makes a single compiled-code cache possible.
 //
 // Why the string-width wrapper: yargs renders its help text after every command (to cache it),
-// and string-width compiles large Unicode-property regexes on first use: ~50 ms of CPU per run,
-// measured with /usr/bin/time. Our help text is printable ASCII, whose width is its length, so
-// the wrapper answers that case and hands everything else to the real string-width.
+// and string-width compiles large Unicode-property regexes on first use. Our help text is
+// printable ASCII, whose width is its length, so the wrapper answers that case and hands
+// everything else to the real string-width.
 import { rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -53,13 +58,8 @@ const stringWidthFastPath = {
   },
 };
 
-rmSync('dist/chunks', { recursive: true, force: true });
-await build({
-  entryPoints: { tensorops: 'dist/bin.js' },
-  outdir: 'dist',
+const shared = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   // Node 20 has regexp property escapes and the `v` flag; without this esbuild rewrites such
@@ -69,12 +69,55 @@ await build({
   minifyWhitespace: true,
   sourcemap: true,
   external: ['ink', 'react', 'react/*', 'ink-*'],
-  chunkNames: 'chunks/[name]-[hash]',
-  // yauzl/yazl (the .npz zip code, loaded on first use) are CommonJS and call require('fs'):
-  // an ESM bundle has no `require` unless it makes one.
-  banner: {
-    js: "import { createRequire as __tensoropsRequire } from 'node:module'; const require = __tensoropsRequire(import.meta.url);",
-  },
   plugins: [stringWidthFastPath],
   logLevel: 'warning',
+};
+
+/**
+ * The CLI's imports of the terminal UI go to dist/ui.mjs, through the function launch.ts hands the
+ * script as `loadUI` (a script cannot import() on Node 20). The name has the length of `import`,
+ * so the source map's columns stay true after the rename in the output.
+ */
+const uiThroughLauncher = {
+  name: 'ui-through-launcher',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/ui\/render\.js$/ }, () => ({ path: './ui.mjs', external: true }));
+  },
+};
+
+for (const stale of ['dist/chunks', 'dist/tensorops.js', 'dist/tensorops-main.cjs', 'dist/ui.mjs'])
+  rmSync(stale, { recursive: true, force: true });
+await build({
+  ...shared,
+  entryPoints: { tensorops: 'dist/launch.js' },
+  outdir: 'dist',
+  format: 'esm',
 });
+await build({
+  ...shared,
+  entryPoints: { 'tensorops-main': 'dist/bin.js' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  // The version is read from package.json next to dist/, as the unbundled main.js does.
+  define: { 'import.meta.url': '__tensoropsMainUrl' },
+  banner: { js: "const __tensoropsMainUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [stringWidthFastPath, uiThroughLauncher],
+});
+await build({
+  ...shared,
+  entryPoints: { ui: 'dist/ui/render.js' },
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  format: 'esm',
+});
+
+const mainFile = 'dist/tensorops-main.cjs';
+const main = (await readFile(mainFile, 'utf8')).replaceAll(
+  'import("./ui.mjs")',
+  'loadUI("./ui.mjs")',
+);
+for (const forbidden of ['import(', 'require("ink")', 'require("react")']) {
+  if (main.includes(forbidden)) throw new Error(`${mainFile} must not contain ${forbidden}`);
+}
+await writeFile(mainFile, main);

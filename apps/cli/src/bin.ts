@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { removePendingTempFilesSync } from '@tensorops/io/node';
 import { run } from './main.js';
 
@@ -20,7 +19,7 @@ for (const [signal, code] of [
 }
 
 // exitCode, not process.exit(): exiting right after a large stdout write truncates piped output.
-process.exitCode = await run(process.argv.slice(2), {
+run(process.argv.slice(2), {
   // A getter: touching process.stdin sets up a stream (~1 ms) that most runs never read.
   get stdin() {
     return process.stdin;
@@ -28,4 +27,6 @@ process.exitCode = await run(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,
+}).then((code) => {
+  process.exitCode = code;
 });

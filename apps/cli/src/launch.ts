@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// The `tensorops` bin: starts the CLI bundle (tensorops-main.cjs, built from bin.ts) with its
+// compiled code cached between runs. Node >= 22.1 caches through module.enableCompileCache;
+// Node 20 compiles the bundle as a vm.Script with V8's cachedData (what v8-compile-cache does).
+// Any failure of the cache is silent and costs only a normal compile (see code-cache.ts).
+
+import { readFileSync } from 'node:fs';
+import module, { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+import {
+  cacheDirectory,
+  cacheFileName,
+  cacheKey,
+  readCodeCache,
+  writeCodeCache,
+} from './code-cache.js';
+
+const MAIN = fileURLToPath(new URL('./tensorops-main.cjs', import.meta.url));
+
+/**
+ * The bundle loads the terminal UI (dist/ui.mjs, an ES module that imports ink) through this: a
+ * vm.Script cannot import() on Node 20 without an experimental flag, this module can.
+ */
+const importModule = (specifier: string): Promise<unknown> => import(specifier);
+
+/** The CommonJS wrapper the bundle runs in, plus the import function it calls (see bundle.mjs). */
+const HEAD = '(function (exports, require, module, __filename, __dirname, loadUI) {\n';
+const TAIL = '\n})';
+
+function version(): string {
+  const pkg = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
+  return String(JSON.parse(pkg).version);
+}
+
+type CompileCache = (directory?: string) => unknown;
+
+function start(): void {
+  const env = process.env;
+  const directory = cacheDirectory(env);
+  const enableCompileCache = (module as { enableCompileCache?: CompileCache }).enableCompileCache;
+  if (typeof enableCompileCache === 'function') {
+    try {
+      if (directory !== undefined) enableCompileCache(join(directory, 'node-compile-cache'));
+    } catch {}
+    Object.defineProperty(globalThis, 'loadUI', { value: importModule });
+    createRequire(import.meta.url)(MAIN);
+    return;
+  }
+  const source = readFileSync(MAIN, 'utf8');
+  let file: string | undefined;
+  let key = '';
+  let cachedData: Buffer | undefined;
+  try {
+    if (directory !== undefined) {
+      const v = version();
+      key = cacheKey({
+        version: v,
+        bundle: MAIN,
+        execArgv: process.execArgv,
+        nodeOptions: env.NODE_OPTIONS,
+      });
+      file = join(directory, cacheFileName(v, key));
+      cachedData = readCodeCache(file, key);
+    }
+  } catch {
+    file = undefined;
+  }
+  const script = new Script(HEAD + source + TAIL, {
+    filename: MAIN,
+    lineOffset: -1,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  });
+  if (file !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+    const target = file;
+    // After the run, so that the cache holds the functions this run compiled, not just the
+    // top level. Not after a signal: the user wants the process gone.
+    process.once('exit', (code) => {
+      if (code < 128) writeCodeCache(target, key, script.createCachedData());
+    });
+  }
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  const exports = {};
+  run.call(
+    exports,
+    exports,
+    createRequire(MAIN),
+    { exports },
+    MAIN,
+    join(MAIN, '..'),
+    importModule,
+  );
+}
+
+start();
