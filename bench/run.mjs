@@ -1,8 +1,9 @@
-// `pnpm bench` (= turbo run build && node bench/run.mjs): tensorops' kernels next to a warm
-// memcpy of the same output size and next to numpy and onnxruntime-node, on the workloads of
-// issue 7. See docs/performance.md.
+// `pnpm bench` (= turbo run build && node bench/run.mjs): first whole processes as a user runs
+// them (a tiny gather against `node -e 0` and the numpy one-liner; W8, file to file, from stdin and
+// from a pipe), then tensorops' kernels in-process next to a warm memcpy of the same output size,
+// numpy and onnxruntime-node. See docs/performance.md.
 //
-//   node bench/run.mjs [W1 W2 ...] [--quick] [--runs N] [--warmup N] [--thp]
+//   node bench/run.mjs [tiny W1 W2 ...] [--quick] [--runs N] [--warmup N] [--thp]
 //                      [--no-numpy] [--no-ort] [--no-install] [--json FILE]
 //
 // Every peer's output is compared with tensorops' (sha256 of the bytes, and the shape) before
@@ -12,16 +13,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sha256, writeNpy } from './lib/data.mjs';
-import { fileToFile, THP_TUNABLE, withThp } from './lib/file-to-file.mjs';
+import { randomBits, randomInt64, sha256, writeNpy } from './lib/data.mjs';
 import { benchIndexText } from './lib/index-text.mjs';
-import { PYTHON, probeNumpy, runNumpy } from './lib/numpy.mjs';
+import { probeNumpy, runNumpy } from './lib/numpy.mjs';
 import { loadOrt, ORT_VERSION, ortSession } from './lib/ort.mjs';
 import { gbps, gc, timeMemcpy, timeRuns, timeRunsAsync } from './lib/timing.mjs';
+import { THP_TUNABLE, tinyProcs, w8Procs, wholeProcess, withThp } from './lib/whole-process.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [W1..W8 ...] [--quick] [--runs N] [--warmup N] [--thp] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
+  'usage: node bench/run.mjs [tiny W1..W8 ...] [--quick] [--runs N] [--warmup N] [--thp] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
 
 function parseArgs(argv) {
   const o = {
@@ -41,6 +42,7 @@ function parseArgs(argv) {
       return v;
     };
     if (/^W[1-8]$/i.test(a)) o.ids.push(a.toUpperCase());
+    else if (a === 'tiny') o.ids.push('tiny');
     else if (a === '--quick') o.quick = true;
     else if (a === '--thp') o.thp = true;
     else if (a === '--runs') o.runs = num();
@@ -54,7 +56,7 @@ function parseArgs(argv) {
       process.exit(0);
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
-  if (o.ids.length === 0) o.ids = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8'];
+  if (o.ids.length === 0) o.ids = ['tiny', 'W8', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7'];
   o.runs ??= o.quick ? 3 : 7;
   o.warmup ??= o.quick ? 1 : 2;
   return o;
@@ -279,7 +281,7 @@ async function main() {
   }
   const api = await loadApi();
   const numpy = opts.numpy ? probeNumpy() : { skip: 'disabled (--no-numpy)' };
-  const kernelIds = opts.ids.filter((id) => id !== 'W8');
+  const kernelIds = opts.ids.filter((id) => /^W[1-7]$/.test(id));
   const ort = !opts.ort
     ? { skip: 'disabled (--no-ort)' }
     : kernelIds.length
@@ -303,22 +305,26 @@ async function main() {
   });
   const ctx = { api, numpy, ort, dir, failed: false };
   const rows = [];
-  let w8;
+  const whole = [];
   try {
+    for (const id of ['tiny', 'W8'].filter((x) => opts.ids.includes(x))) {
+      try {
+        const r = await runWholeProcess(id, opts, ctx);
+        if (!r.verified) ctx.failed = true;
+        whole.push(r);
+        printWhole(r);
+      } catch (e) {
+        // e.g. apps/cli/dist not built: the kernel table is still worth printing
+        whole.push({ id, error: String(e.message).split('\n')[0] });
+        console.log(`\n${id} failed: ${whole.at(-1).error}`);
+        ctx.failed = true;
+      }
+    }
     for (const id of kernelIds) {
       const w = WORKLOADS.find((x) => x.id === id);
       process.stderr.write(`bench: ${w.id} ${w.title(w.sizes[opts.quick ? 'quick' : 'full'])}\n`);
       rows.push(await runKernel(w, opts, ctx));
       gc();
-    }
-    if (opts.ids.includes('W8')) {
-      try {
-        w8 = await runFileToFile(opts, ctx);
-      } catch (e) {
-        // e.g. apps/cli/dist not built: the kernel table is still worth printing
-        w8 = { error: String(e.message).split('\n')[0] };
-        ctx.failed = true;
-      }
     }
   } finally {
     cleanup();
@@ -340,20 +346,32 @@ async function main() {
       for (const n of r.notes) console.log(`    ${n}`);
     }
   }
-  if (w8) printW8(w8);
   if (kernelIds.includes('W1')) benchIndexText(opts);
   if (opts.json) {
-    writeFileSync(opts.json, `${JSON.stringify({ env, opts, rows, w8 }, null, 2)}\n`);
+    writeFileSync(opts.json, `${JSON.stringify({ env, opts, whole, rows }, null, 2)}\n`);
   }
   if (ctx.failed) {
     console.log(
-      '\nFAILED: a peer produced different output (its figures are dropped) or W8 failed.',
+      '\nFAILED: a peer produced different output (its figures are dropped) or a whole-process run failed.',
     );
     process.exitCode = 1;
   }
 }
 
-async function runFileToFile(opts, ctx) {
+/**
+ * The whole-process workloads. tiny: [4,12] float32 and 4 int64 indices; W8: W1's data and
+ * indices. Their .npy files are written once, then every process runs in turn, round after round.
+ */
+async function runWholeProcess(id, opts, ctx) {
+  const python = ctx.numpy.version ? ctx.numpy.executable : null;
+  if (id === 'tiny') {
+    process.stderr.write('bench: tiny gather, whole process\n');
+    writeNpy(join(ctx.dir, 'tiny.npy'), randomBits('float32', [4, 12], 5));
+    writeNpy(join(ctx.dir, 'tiny-indices.npy'), randomInt64([4], 4, 6));
+    const runs = opts.quick ? 3 : 21;
+    const r = await wholeProcess(tinyProcs({ dir: ctx.dir, python }), { runs });
+    return { id, title: 'tiny gather: f32 [4,12], i64 [4], axis 0, to a file', ...r };
+  }
   const w1 = WORKLOADS.find((x) => x.id === 'W1');
   const size = w1.sizes[opts.quick ? 'quick' : 'full'];
   process.stderr.write(`bench: W8 file to file, ${w1.title(size)}\n`);
@@ -363,27 +381,52 @@ async function runFileToFile(opts, ctx) {
   x = undefined;
   gc();
   const runs = opts.quick ? 2 : Math.min(opts.runs, 5);
-  const r = await fileToFile({ dir: ctx.dir, runs, python: ctx.numpy.version ? PYTHON : null });
-  if (r.verified === false) ctx.failed = true;
-  return { ...r, runs, title: w1.title(size) };
+  const r = await wholeProcess(w8Procs({ dir: ctx.dir, python }), { runs });
+  return { id, title: `W8 file to file: ${w1.title(size)} as .npy files`, ...r };
 }
 
-function printW8(r) {
-  if (r.error) {
-    console.log(`\nW8 failed: ${r.error}`);
-    return;
-  }
+const ratio = (a, b) => (a && b ? `${fmt(a / b)}x` : '');
+
+/** One whole-process table, then its targets judged on this run's figures. */
+function printWhole(r) {
+  const numpy = r.rows.find((p) => p.role === 'numpy');
+  const node = r.rows.find((p) => p.role === 'node');
+  const ours = r.rows.find((p) => p.role === 'ours');
+  const { before, after } = r.load;
   console.log(
-    `\nW8 file to file, whole process: ${r.title} as .npy files; median of ${r.runs} runs after 1 warm-up`,
+    `\n${r.title}; whole processes, median of ${r.runs} alternating rounds after 1 warm-up (page cache and code cache warm); load average ${fmt(before.load, 1)} -> ${fmt(after.load, 1)}, memcpy ${fmt(before.memcpyGBps, 1)} -> ${fmt(after.memcpyGBps, 1)} GB/s`,
   );
-  const body = r.procs.map((p) => [
-    p.label,
-    p.verified ? fmt(p.ms, 0) : 'OUTPUT DIFFERS',
-    fmt(p.rssMB, 0),
-    r.numpy && p !== r.numpy && p.verified ? `${fmt(p.ms / r.numpy.ms)}x` : '',
-    r.numpy && p !== r.numpy && p.verified ? `${fmt(p.rssMB / r.numpy.rssMB)}x` : '',
-  ]);
-  printTable(['process', 'wall ms', 'peak RSS MB', 'wall / numpy', 'RSS / numpy'], body);
+  const head = ['process', 'wall ms', 'peak RSS MB', 'wall / numpy', 'RSS / numpy'];
+  if (node) head.push('wall / node -e 0');
+  const body = r.rows.map((p) => {
+    const cells = [
+      p.label,
+      p.verified ? fmt(p.ms, 0) : 'OUTPUT DIFFERS',
+      fmt(p.rssMB, 0),
+      p === numpy ? '' : ratio(p.ms, numpy?.ms),
+      p === numpy ? '' : ratio(p.rssMB, numpy?.rssMB),
+    ];
+    if (node) cells.push(p === node ? '' : ratio(p.ms, node.ms));
+    return cells;
+  });
+  printTable(head, body);
+  const verdict = (name, value, limit) =>
+    value === undefined
+      ? `${name}: not measured`
+      : `${name}: ${fmt(value)}x (target <= ${limit}x) ${value <= limit ? 'met' : 'MISSED'}`;
+  const checks = [];
+  if (r.id === 'tiny') {
+    checks.push(verdict('tiny vs node -e 0', node && ours && ours.ms / node.ms, 1.35));
+    checks.push(verdict('tiny vs numpy', numpy && ours && ours.ms / numpy.ms, 0.9));
+  } else {
+    const stdin = r.rows.find((p) => p.role === 'stdin');
+    const pipe = r.rows.find((p) => p.role === 'pipe');
+    checks.push(verdict('W8 wall vs numpy', numpy && ours && ours.ms / numpy.ms, 0.8));
+    checks.push(verdict('W8 peak RSS vs numpy', numpy && ours && ours.rssMB / numpy.rssMB, 0.7));
+    checks.push(verdict('W8 stdin vs file', stdin && ours && stdin.ms / ours.ms, 1.5));
+    checks.push(verdict('W8 pipe vs file', pipe && ours && pipe.ms / ours.ms, 1.5));
+  }
+  console.log(checks.map((c) => `- ${c}`).join('\n'));
 }
 
 try {

@@ -7,16 +7,23 @@ const PEER = fileURLToPath(new URL('../numpy-peer.py', import.meta.url));
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: bench scripts run outside turbo's tasks
 export const PYTHON = process.env.PYTHON ?? 'python3';
 
-/** numpy's version, or `{ skip }` when python3 or numpy is missing. */
+/**
+ * numpy's version and the interpreter's real path (`sys.executable`), or `{ skip }` when python3
+ * or numpy is missing. Whole-process runs start that path: a version manager's shim (pyenv's)
+ * adds a shell script and a second interpreter start to every run and would flatter tensorops.
+ */
 export function probeNumpy() {
-  const r = spawnSync(PYTHON, ['-c', 'import numpy; print(numpy.__version__)'], {
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    PYTHON,
+    ['-c', 'import sys, numpy; print(numpy.__version__); print(sys.executable)'],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) {
     const why = r.error ? `${PYTHON} not found` : 'numpy not importable';
     return { skip: why };
   }
-  return { version: r.stdout.trim() };
+  const [version, executable] = r.stdout.trim().split('\n');
+  return { version, executable: executable || PYTHON };
 }
 
 /** Runs every numpy variant of one workload; returns the parsed report or `{ error }`. */

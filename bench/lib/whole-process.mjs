@@ -1,0 +1,187 @@
+// Whole processes, as a user runs them: `tensorops gather` (the built bin) against the numpy
+// one-liner and `node -e 0`, on the same .npy inputs, with the wall time and peak RSS of each
+// process. Two workloads: a tiny gather (start-up) and W8 (file to file on W1's data).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decodeNpy } from '../../packages/io/dist/index.js';
+import { median, timeMemcpy } from './timing.mjs';
+
+export const CLI = fileURLToPath(new URL('../../apps/cli/dist/tensorops.js', import.meta.url));
+const TIME = '/usr/bin/time';
+export const NUMPY_SCRIPT =
+  'import sys, numpy as np; d, i, o = sys.argv[1:]; ' +
+  'np.save(o, np.take(np.load(d), np.load(i), axis=0))';
+
+/**
+ * Runs argv to completion: wall ms (taken here) and peak RSS in MB, from GNU time's %M when
+ * /usr/bin/time exists, else from polling /proc/PID/status VmHWM (the high-water mark).
+ */
+async function measure(argv, env) {
+  if (existsSync(TIME)) {
+    const t0 = performance.now();
+    const r = spawnSync(TIME, ['-f', '%M', ...argv], { encoding: 'utf8', env });
+    const ms = performance.now() - t0;
+    const lines = r.stderr.trim().split('\n');
+    if (r.status !== 0) throw new Error(`${argv.join(' ')} failed: ${lines.slice(-2).join(' ')}`);
+    return { ms, rssMB: Number(lines.pop()) / 1024 };
+  }
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], env });
+    let hwm = 0;
+    let stderr = '';
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    const poll = setInterval(() => {
+      try {
+        const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) hwm = Math.max(hwm, Number(m[1]));
+      } catch {}
+    }, 2);
+    child.on('close', (code) => {
+      const ms = performance.now() - t0;
+      clearInterval(poll);
+      if (code !== 0) reject(new Error(`${argv.join(' ')} failed: ${stderr.trim()}`));
+      else resolve({ ms, rssMB: hwm / 1024 });
+    });
+  });
+}
+
+function sameNpy(a, b) {
+  const x = decodeNpy(readFileSync(a));
+  const y = decodeNpy(readFileSync(b));
+  return (
+    x.dtype === y.dtype &&
+    x.shape.join() === y.shape.join() &&
+    Buffer.compare(Buffer.from(x.data.buffer, x.data.byteOffset, x.data.byteLength), y.data) === 0
+  );
+}
+
+/** The glibc tunable that makes malloc ask for transparent huge pages (glibc >= 2.35). */
+export const THP_TUNABLE = 'glibc.malloc.hugetlb=1';
+
+/** `env` with THP_TUNABLE added to GLIBC_TUNABLES. */
+export function withThp(env) {
+  const current = env.GLIBC_TUNABLES ? `${env.GLIBC_TUNABLES}:` : '';
+  return { ...env, GLIBC_TUNABLES: `${current}${THP_TUNABLE}` };
+}
+
+/** `env` without THP_TUNABLE, whatever the bench itself runs with. */
+function withoutThp(env) {
+  const rest = (env.GLIBC_TUNABLES ?? '')
+    .split(':')
+    .filter((t) => t && t !== THP_TUNABLE)
+    .join(':');
+  const out = { ...env };
+  if (rest) out.GLIBC_TUNABLES = rest;
+  else delete out.GLIBC_TUNABLES;
+  return out;
+}
+
+/** tensorops' environment: no inherited tunable, and a compiled-code cache in the bench's dir. */
+const tensoropsEnv = (dir) => ({
+  ...withoutThp(process.env),
+  TENSOROPS_CACHE_DIR: join(dir, 'cache'),
+});
+
+/** A process of the table: `out` is the file it writes (checked against the reference). */
+const proc = (label, argv, env, out, role) => ({ label, argv, env, out, role });
+
+/** numpy's one-liner with the interpreter's real path (see probeNumpy). */
+const numpyProc = (python, data, indices, out) =>
+  proc(
+    `numpy one-liner (${python})`,
+    [python, '-c', NUMPY_SCRIPT, data, indices, out],
+    process.env,
+    out,
+    'numpy',
+  );
+
+/** The tiny gather ([4,12] float32, 4 indices): start-up against `node -e 0` and numpy's. */
+export function tinyProcs({ dir, python }) {
+  const data = join(dir, 'tiny.npy');
+  const indices = join(dir, 'tiny-indices.npy');
+  const out = (k) => join(dir, `tiny-out-${k}.npy`);
+  const gather = (k) => [process.execPath, CLI, 'gather', data, indices, '-o', out(k)];
+  const procs = [
+    proc('node -e 0', [process.execPath, '-e', '0'], process.env, null, 'node'),
+    proc('tensorops gather (code cache warm)', gather(1), tensoropsEnv(dir), out(1), 'ours'),
+    proc(
+      'tensorops gather (no code cache)',
+      gather(2),
+      { ...tensoropsEnv(dir), TENSOROPS_CACHE_DIR: '' },
+      out(2),
+    ),
+  ];
+  if (python) procs.push(numpyProc(python, data, indices, out('np')));
+  return procs;
+}
+
+/** W8: W1's data and indices as .npy files, gathered file to file, from stdin and from a pipe. */
+export function w8Procs({ dir, python }) {
+  const data = join(dir, 'data.npy');
+  const indices = join(dir, 'indices.npy');
+  const out = (k) => join(dir, `out-${k}.npy`);
+  const gather = (k, from = data) => [CLI, 'gather', from, indices, '--axis', '0', '-o', out(k)];
+  const env = tensoropsEnv(dir);
+  const procs = [
+    proc('tensorops gather', [process.execPath, ...gather(1)], env, out(1), 'ours'),
+    proc(
+      'tensorops gather - < data.npy (stdin is the file)',
+      ['sh', '-c', 'exec "$0" "$@" < "$DATA"', process.execPath, ...gather(2, '-')],
+      { ...env, DATA: data },
+      out(2),
+      'stdin',
+    ),
+    proc(
+      'cat data.npy | tensorops gather - (a pipe)',
+      ['sh', '-c', 'cat "$DATA" | "$0" "$@"', process.execPath, ...gather(3, '-')],
+      { ...env, DATA: data },
+      out(3),
+      'pipe',
+    ),
+    proc(
+      `GLIBC_TUNABLES=${THP_TUNABLE} tensorops gather`,
+      [process.execPath, ...gather(4)],
+      withThp(env),
+      out(4),
+    ),
+  ];
+  if (python) procs.push(numpyProc(python, data, indices, out('np')));
+  return procs;
+}
+
+/**
+ * Runs the processes in turn, round after round (a warm-up round first, so that every process
+ * reads its inputs from the page cache and tensorops' code cache is written), and reports the
+ * median wall time and peak RSS of each. The load of the machine is taken alongside: the load
+ * average and a warm memcpy of 256 MiB in this process, before and after.
+ */
+export async function wholeProcess(procs, { runs }) {
+  const memcpy = () => (256 * 2 ** 20) / 1e6 / timeMemcpy(256 * 2 ** 20, { runs: 5, warmup: 1 }).ms;
+  const before = { load: loadavg()[0], memcpyGBps: memcpy() };
+  const samples = procs.map(() => []);
+  for (let i = 0; i <= runs; i++) {
+    for (const [k, p] of procs.entries()) {
+      if (p.out) rmSync(p.out, { force: true });
+      const m = await measure(p.argv, p.env);
+      if (i > 0) samples[k].push(m);
+    }
+  }
+  const after = { load: loadavg()[0], memcpyGBps: memcpy() };
+  const reference = procs.find((p) => p.role === 'numpy')?.out ?? procs.find((p) => p.out)?.out;
+  const rows = procs.map((p, k) => ({
+    label: p.label,
+    role: p.role,
+    ms: median(samples[k].map((x) => x.ms)),
+    all: samples[k].map((x) => Math.round(x.ms)),
+    rssMB: median(samples[k].map((x) => x.rssMB)),
+    verified: !p.out || p.out === reference ? true : sameNpy(p.out, reference),
+  }));
+  for (const p of procs) if (p.out) rmSync(p.out, { force: true });
+  return { rows, runs, load: { before, after }, verified: rows.every((r) => r.verified) };
+}
