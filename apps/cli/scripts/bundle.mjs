@@ -45,15 +45,23 @@ const stringWidthFastPath = {
       resolveDir: yargsDir,
       loader: 'js',
     }));
-    // string-width makes an Intl.Segmenter when it is loaded: 5-8 ms of ICU set-up at every
-    // start, for text the fast path above never hands it. Make it on first use instead.
+    // string-width makes an Intl.Segmenter and Unicode-property regexes (`\p{RGI_Emoji}` with
+    // the `v` flag) when it is loaded: ICU set-up that measured as most of the CLI's own start-up
+    // time (docs/performance.md), for text the fast path above never hands it. Make each on
+    // first use instead; a regex becomes a proxy that builds the real one when first touched.
     b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
+      let source = await readFile(args.path, 'utf8');
       const eager = 'const segmenter = new Intl.Segmenter();';
       if (!source.includes(eager)) throw new Error(`${args.path}: no '${eager}' to make lazy`);
       const lazy =
         'let eagerSegmenter; const segmenter = { segment: (text) => (eagerSegmenter ??= new Intl.Segmenter()).segment(text) };';
-      return { contents: source.replace(eager, lazy), loader: 'js' };
+      source = source.replace(eager, lazy);
+      const regexes = /^const (\w+) = (\/.*\\p\{.*\/[a-z]*);$/gm;
+      if (!regexes.test(source)) throw new Error(`${args.path}: no property regexes to make lazy`);
+      source = source.replace(regexes, 'const $1 = lazyRegExp(() => $2);');
+      const helper =
+        'function lazyRegExp(make) { let real; return new Proxy({}, { get(_, key) { real ??= make(); const value = real[key]; return typeof value === "function" ? value.bind(real) : value; } }); }';
+      return { contents: `${source}\n${helper}\n`, loader: 'js' };
     });
   },
 };
