@@ -24,6 +24,7 @@ run(process.argv.slice(2), {
   get stdin() {
     return process.stdin;
   },
+  stdinFd: 0,
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,

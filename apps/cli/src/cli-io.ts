@@ -7,6 +7,8 @@ export interface CliStream {
 
 export interface CliIO {
   readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
+  /** The descriptor behind `stdin` (0 in the real process): lets a file on stdin be read by range. */
+  readonly stdinFd?: number;
   readonly stdout: CliStream;
   readonly stderr: CliStream;
   readonly env: Readonly<Record<string, string | undefined>>;

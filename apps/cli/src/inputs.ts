@@ -1,6 +1,7 @@
 import type { Tensor } from '@tensorops/core';
 import { decodeNpy } from '@tensorops/io';
 import {
+  openTensorBytes,
   openTensorFile,
   rangeReadable,
   readDeclaredBytes,
@@ -10,6 +11,7 @@ import {
 } from '@tensorops/io/node';
 import { isStdio, usageError } from './args.js';
 import type { CliIO } from './cli-io.js';
+import { stdinFilePath } from './stdin.js';
 import { pickTensor } from './tensor-names.js';
 
 /**
@@ -18,14 +20,34 @@ import { pickTensor } from './tensor-names.js';
  * .npy bytes on stdin. The format follows the extension (magic bytes for other names).
  */
 export async function loadTensor(ref: string, io: CliIO): Promise<Tensor> {
-  if (isStdio(ref)) return decodeNpy(await readDeclaredBytes(io.stdin, 'stdin', 'npy'));
-  const { path, name } = resolveTensorRefOnDisk(ref);
-  const file = await openTensorFile(path);
+  const opened = await openRef(ref, io);
+  if ('tensor' in opened) return opened.tensor;
+  const { file, name } = opened;
   try {
     return await file.read(pickTensor(file, name));
   } finally {
     await file.close().catch(() => {});
   }
+}
+
+type Opened =
+  | { readonly file: TensorFile; readonly name?: string | undefined }
+  | { readonly tensor: Tensor; readonly npy: Uint8Array };
+
+/**
+ * The file a reference names and the tensor name in it. On stdin: the regular file it is, or
+ * the .npy bytes of a pipe, read once into one buffer, and their tensor (a view of them when no
+ * byte swap or transpose is needed).
+ */
+async function openRef(ref: string, io: CliIO): Promise<Opened> {
+  if (!isStdio(ref)) {
+    const { path, name } = resolveTensorRefOnDisk(ref);
+    return { file: await openTensorFile(path), name };
+  }
+  const path = stdinFilePath(io);
+  if (path !== undefined) return { file: await openTensorFile(path, { label: 'stdin' }) };
+  const npy = await readDeclaredBytes(io.stdin, 'stdin', 'npy');
+  return { tensor: decodeNpy(npy), npy };
 }
 
 /** Loads several references (with `load`); stdin holds one tensor, so `-` may appear once. */
@@ -62,9 +84,17 @@ export async function openDataInput(
   io: CliIO,
   minBytes: number = RANGED_INPUT_BYTES,
 ): Promise<DataInput> {
-  if (isStdio(ref)) return { kind: 'tensor', tensor: await loadTensor(ref, io) };
-  const { path, name } = resolveTensorRefOnDisk(ref);
-  const file = await openTensorFile(path);
+  const opened = await openRef(ref, io);
+  if ('tensor' in opened) {
+    // A large .npy from a pipe is gathered in place like a file held in memory, so that the
+    // output goes out in chunks instead of being held whole beside the data.
+    const { tensor, npy } = opened;
+    if (tensor.data.byteLength < minBytes || tensor.data.buffer !== npy.buffer)
+      return { kind: 'tensor', tensor };
+    const file = await openTensorBytes(npy, 'stdin', 'npy');
+    return { kind: 'file', file, stored: file.get() };
+  }
+  const { file, name } = opened;
   try {
     const stored = pickTensor(file, name);
     const ranged = stored.dtype !== undefined && stored.nbytes >= minBytes && rangeReadable(stored);

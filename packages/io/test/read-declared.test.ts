@@ -5,9 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { tensorFrom } from '@tensorops/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeNpy, encodeNpy, encodeSafetensors } from '../src/index.js';
+import { decodeNpy, encodeNpy, encodeNpyHeader, encodeSafetensors } from '../src/index.js';
 import { openTensorFile, readDeclaredBytes } from '../src/node/index.js';
 import { expectRejection } from './helpers.js';
 
@@ -47,6 +48,32 @@ describe('readDeclaredBytes', () => {
     expect(Buffer.from(bytes).equals(Buffer.from(npy))).toBe(true);
     expect(seen.chunks).toBe(0);
     expect(seen.closed).toBe(true);
+  });
+
+  it('holds a .npy from a pipe once: one buffer of exactly its size, the tensor a view of it', async () => {
+    const t = tensorFrom(
+      'float32',
+      [300, 7],
+      new Array(2100).fill(0).map((_, i) => i / 3),
+    );
+    const npy = encodeNpy(t);
+    for (const size of [1, 5, 64, 1000, npy.length]) {
+      const chunks: Uint8Array[] = [];
+      for (let at = 0; at < npy.length; at += size) chunks.push(npy.slice(at, at + size));
+      const bytes = await readDeclaredBytes(Readable.from(chunks), 'pipe', 'npy');
+      expect(bytes.length).toBe(npy.length);
+      expect(bytes.buffer.byteLength).toBe(npy.length);
+      expect(Buffer.from(bytes).equals(Buffer.from(npy))).toBe(true);
+      expect(decodeNpy(bytes).data.buffer).toBe(bytes.buffer);
+    }
+  });
+
+  it('refuses a header that declares more than the stream limit before reading its data', async () => {
+    const header = encodeNpyHeader({ dtype: 'uint8', shape: [9_000_000_000] });
+    const { stream, seen } = endless(header);
+    const e = await expectRejection(readDeclaredBytes(stream, 'pipe', 'npy'));
+    expect(e.message).toMatch(/^pipe: input exceeds the \d+-byte limit$/);
+    expect(seen.chunks).toBe(0);
   });
 
   it('pulls the data in, chunk by chunk, when the header declares it', async () => {

@@ -1,12 +1,12 @@
-import { decodeNpy, formatOfPath, parseOutputRef } from '@tensorops/io';
+import { formatOfPath, parseOutputRef } from '@tensorops/io';
 import {
   openTensorFile,
-  readDeclaredBytes,
   resolveTensorRefOnDisk,
   streamOfTensor,
   type TensorFile,
 } from '@tensorops/io/node';
 import { isStdio, usageError } from '../args.js';
+import { loadTensor } from '../inputs.js';
 import { namesHint, pickTensor } from '../tensor-names.js';
 import { type CommandSpec, examples } from './command.js';
 
@@ -45,7 +45,7 @@ export const convertCommand: CommandSpec = {
     if (args.output !== undefined) throw usageError('convert writes to OUT; -o is not used');
     const target = isStdio(output) ? 'npy' : (formatOfPath(parseOutputRef(output).path) ?? 'npy');
     if (isStdio(input)) {
-      const tensor = decodeNpy(await readDeclaredBytes(io.stdin, 'stdin', 'npy'));
+      const tensor = await loadTensor('-', io);
       return {
         kind: 'tensors',
         entries: [{ name: undefined, data: streamOfTensor(tensor) }],

@@ -24,27 +24,59 @@ class Prefix {
 
   /** Reads until `n` bytes are held or the stream ends; returns the first min(n, held) bytes. */
   async take(n: number): Promise<Uint8Array> {
-    while (this.length < n && !this.ended) {
-      let next: IteratorResult<Uint8Array | string>;
-      try {
-        next = await this.source.next();
-      } catch (cause) {
-        throw ioError(this.label, 'read', cause);
-      }
-      if (next.done === true) {
-        this.ended = true;
-        break;
-      }
-      if (typeof next.value === 'string') {
-        throw new TensorOpsError(
-          'E_IO',
-          `${this.label}: yields text, expected raw bytes (remove setEncoding)`,
-        );
-      }
-      this.chunks.push(next.value);
-      this.length += next.value.byteLength;
+    while (this.length < n) {
+      const chunk = await this.pull();
+      if (chunk === undefined) break;
+      this.chunks.push(chunk);
+      this.length += chunk.byteLength;
     }
     return this.first(n);
+  }
+
+  /**
+   * The first `n` bytes (fewer when the stream ends first) in one buffer allocated once: what is
+   * held is copied in and each later chunk goes straight after it, so the bytes are never held
+   * twice (a pipe of W8's 256 MB is 256 MB, not 512). The buffer's pages are committed only as
+   * bytes arrive. Ends the prefix: nothing is held after it.
+   */
+  async fill(n: number): Promise<Uint8Array> {
+    const out = new Uint8Array(n);
+    let at = 0;
+    const put = (chunk: Uint8Array): void => {
+      const part = chunk.subarray(0, n - at);
+      out.set(part, at);
+      at += part.byteLength;
+    };
+    for (const chunk of this.chunks.splice(0)) put(chunk);
+    this.length = 0;
+    while (at < n) {
+      const chunk = await this.pull();
+      if (chunk === undefined) break;
+      put(chunk);
+    }
+    return out.subarray(0, at);
+  }
+
+  /** The next chunk, or undefined at the end of the stream. */
+  private async pull(): Promise<Uint8Array | undefined> {
+    if (this.ended) return undefined;
+    let next: IteratorResult<Uint8Array | string>;
+    try {
+      next = await this.source.next();
+    } catch (cause) {
+      throw ioError(this.label, 'read', cause);
+    }
+    if (next.done === true) {
+      this.ended = true;
+      return undefined;
+    }
+    if (typeof next.value === 'string') {
+      throw new TensorOpsError(
+        'E_IO',
+        `${this.label}: yields text, expected raw bytes (remove setEncoding)`,
+      );
+    }
+    return next.value;
   }
 
   private first(n: number): Uint8Array {
@@ -126,7 +158,14 @@ export async function readDeclaredBytes(
   const prefix = new Prefix(stream[Symbol.asyncIterator](), label);
   try {
     const total = await declaredLength(prefix, format ?? formatOfMagic(await prefix.take(9)));
-    const bytes = await prefix.take(total);
+    if (total > MAX_STREAM_BYTES) {
+      throw new TensorOpsError(
+        'E_IO',
+        `${label}: input exceeds the ${MAX_STREAM_BYTES}-byte limit`,
+      );
+    }
+    // A zip's length is unknown (MAX_STREAM_BYTES): its chunks are held and joined at the end.
+    const bytes = total === MAX_STREAM_BYTES ? await prefix.take(total) : await prefix.fill(total);
     if (total === MAX_STREAM_BYTES && bytes.length === total) {
       throw new TensorOpsError('E_IO', `${label}: input exceeds the ${total}-byte limit`);
     }

@@ -73,19 +73,23 @@ export function bufferSource(bytes: Uint8Array, label = 'buffer'): ByteSource {
 /**
  * Opens `path` for random access. A pipe or device (`/dev/stdin`, `<(cmd)`) has no size and
  * cannot seek: the tensor file on it (of `format`, else by its magic bytes) is read into a buffer
- * source as far as its header declares, and no further.
+ * source as far as its header declares, and no further. `label` names it in messages.
  */
-export async function openSource(path: string, format?: TensorFormat): Promise<ByteSource> {
+export async function openSource(
+  path: string,
+  format?: TensorFormat,
+  label = path,
+): Promise<ByteSource> {
   const fh = await open(path, 'r');
   try {
     const stat = await fh.stat();
-    if (stat.isFile()) return new FileSource(path, stat.size, fh);
+    if (stat.isFile()) return new FileSource(label, stat.size, fh);
     if (stat.isDirectory()) {
       throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     }
-    const bytes = await readDeclaredBytes(fh.createReadStream({ autoClose: false }), path, format);
+    const bytes = await readDeclaredBytes(fh.createReadStream({ autoClose: false }), label, format);
     await fh.close();
-    return new BufferSource(path, bytes);
+    return new BufferSource(label, bytes);
   } catch (error) {
     await fh.close().catch(() => {});
     throw error;

@@ -70,6 +70,11 @@ export interface TensorFile {
   stream(t: StoredTensor): TensorStream;
   /** Raw bytes at an absolute offset, for executors that read only what they need. */
   readAt(target: Uint8Array, position: number): Promise<number>;
+  /**
+   * The `length` bytes at an absolute offset without a copy, when the file is held in memory
+   * (opened from bytes); undefined for a file on disk or a range past the end.
+   */
+  bytesInMemory(position: number, length: number): Uint8Array | undefined;
   close(): Promise<void>;
 }
 
@@ -215,6 +220,11 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
     },
     readAt(target, position) {
       return source.read(target, position);
+    },
+    bytesInMemory(position, length) {
+      const { bytes } = source;
+      if (bytes === undefined || position < 0 || position + length > bytes.length) return undefined;
+      return bytes.subarray(position, position + length);
     },
     async close() {
       await reader.close();

@@ -50,17 +50,22 @@ async function openFrom(source: ByteSource, format: TensorFormat | undefined): P
 /**
  * Opens a tensor file and reads its header (or zip directory) only; tensors are read on demand.
  * The format comes from the extension, else from the magic bytes. Pipes and devices are read
- * first, as far as their header declares (see readDeclaredBytes). Errors name the path. Close the
+ * first, as far as their header declares (see readDeclaredBytes). Errors name the path, or
+ * `options.label` (say `stdin` for `/proc/self/fd/0`). Close the
  * file when done.
  */
-export async function openTensorFile(path: string): Promise<TensorFile> {
+export async function openTensorFile(
+  path: string,
+  options: { readonly label?: string } = {},
+): Promise<TensorFile> {
+  const label = options.label ?? path;
   let source: ByteSource;
   try {
-    source = await openSource(path, formatOfPath(path));
+    source = await openSource(path, formatOfPath(label), label);
   } catch (cause) {
-    throw fileError(path, 'read', cause);
+    throw fileError(label, 'read', cause);
   }
-  return openFrom(source, formatOfPath(path));
+  return openFrom(source, formatOfPath(label));
 }
 
 /** {@link openTensorFile} over bytes already in memory (`label` names them in messages). */

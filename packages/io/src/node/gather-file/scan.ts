@@ -18,8 +18,13 @@ export async function* scanGather(
   const regionBytes = axisSize * blockBytes;
   const rowOut = perBatch * blockBytes;
   const regions = batch * outer;
-  const window = Math.max(1, Math.floor(ctx.chunkBytes / regionBytes));
-  const scan = new Uint8Array(Math.min(window, regions) * regionBytes);
+  // A file held in memory is gathered from in place (its bytes need no swap); one on disk is read
+  // a window of regions at a time into one buffer.
+  const inMemory =
+    ctx.swapUnit === 1 ? ctx.file.bytesInMemory(ctx.offset, regions * regionBytes) : undefined;
+  const window =
+    inMemory === undefined ? Math.max(1, Math.floor(ctx.chunkBytes / regionBytes)) : regions;
+  const scan = inMemory ?? new Uint8Array(Math.min(window, regions) * regionBytes);
   const allocate = chunkAllocator(ctx, options);
   let produced = 0;
   let out = allocate(Math.min(ctx.chunkBytes, ctx.nbytes));
@@ -33,9 +38,11 @@ export async function* scanGather(
   for (let first = 0; first < regions; first += window) {
     const count = Math.min(window, regions - first);
     const view = scan.subarray(0, count * regionBytes);
-    await runReads(ctx, piecesOf(view, ctx.offset + first * regionBytes, ctx.chunkBytes));
-    // Swapped once here, so that the copies below can go through core's kernel as plain bytes.
-    swapBytesInPlace(view, ctx.swapUnit);
+    if (inMemory === undefined) {
+      await runReads(ctx, piecesOf(view, ctx.offset + first * regionBytes, ctx.chunkBytes));
+      // Swapped once here, so that the copies below can go through core's kernel as plain bytes.
+      swapBytesInPlace(view, ctx.swapUnit);
+    }
     let r = first;
     while (r < first + count) {
       if (fill === out.length) {
