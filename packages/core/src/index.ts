@@ -1,3 +1,5 @@
+// @tensorops/core: what a user of the library needs. Names shared only with tensorops' own
+// packages are in ./internal.ts (@tensorops/core/internal, unstable).
 export {
   DTYPE_SIZES,
   type Dtype,
@@ -43,15 +45,7 @@ export {
   planGatherND,
   runGatherNDPlan,
 } from './gather-nd.js';
-export {
-  alignedView,
-  decodeIndices,
-  type IndexContext,
-  type OobMode,
-  type ValueView,
-  valueView,
-  ZERO_FILL,
-} from './indices.js';
+export type { OobMode } from './indices.js';
 export {
   checkShape,
   formatPosition,
@@ -66,16 +60,8 @@ export {
 export {
   createTensor,
   type OutputOption,
-  outputTensor,
   type Tensor,
   tensorBytes,
   tensorFrom,
   tensorValues,
 } from './tensor.js';
-// Low-level: the WebAssembly kernels and their switch, used by @tensorops/gather-tree's walk.
-export {
-  setWasmKernelsEnabled,
-  type TreeKernel,
-  type WasmKernels,
-  wasmKernels,
-} from './wasm/runtime.js';

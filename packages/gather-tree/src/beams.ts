@@ -1,11 +1,11 @@
 import {
-  alignedView,
   formatPosition,
   formatShape,
   type Tensor,
   TensorOpsError,
   tensorBytes,
 } from '@tensorops/core';
+import { alignedView } from '@tensorops/core/internal';
 import {
   type EndToken,
   isStepDtype,

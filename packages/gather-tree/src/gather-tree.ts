@@ -1,5 +1,4 @@
 import {
-  alignedView,
   createTensor,
   type Dtype,
   dtypeSize,
@@ -7,14 +6,13 @@ import {
   formatShape,
   isIntegerDtype,
   type OutputOption,
-  outputTensor,
   shapesEqual,
   type Tensor,
   TensorOpsError,
   tensorBytes,
   tensorValues,
-  valueView,
 } from '@tensorops/core';
+import { alignedView, outputTensor, valueView } from '@tensorops/core/internal';
 import { type EndToken, isStepDtype, resolveEndToken, STEP_DTYPES, show } from './end-token.js';
 import { backtrackWasm } from './wasm-walk.js';
 

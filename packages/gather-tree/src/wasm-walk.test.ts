@@ -1,4 +1,4 @@
-import { setWasmKernelsEnabled } from '@tensorops/core';
+import { setWasmKernelsEnabled } from '@tensorops/core/internal';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backtrackWasm, WASM_MAX_BEAMS } from './wasm-walk.js';

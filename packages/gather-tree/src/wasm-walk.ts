@@ -7,7 +7,7 @@
 // Wasm code only sees its own memory, so the walk goes down the time axis a block of rows at a
 // time: copy the block's step ids and parents in (TypedArray.set, a memmove), run the kernel,
 // copy the block's output out. Blocks are small enough to stay in cache between the copies.
-import { wasmKernels } from '@tensorops/core';
+import { wasmKernels } from '@tensorops/core/internal';
 
 /** The widest beam the kernel takes: its traced beams are the 16 bytes of one vector. */
 export const WASM_MAX_BEAMS = 16;

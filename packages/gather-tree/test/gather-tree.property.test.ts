@@ -1,11 +1,5 @@
-import {
-  createTensor,
-  type Dtype,
-  setWasmKernelsEnabled,
-  type Tensor,
-  TensorOpsError,
-  tensorFrom,
-} from '@tensorops/core';
+import { createTensor, type Dtype, type Tensor, TensorOpsError, tensorFrom } from '@tensorops/core';
+import { setWasmKernelsEnabled } from '@tensorops/core/internal';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STEP_DTYPES } from '../src/end-token.js';

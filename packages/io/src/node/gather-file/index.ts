@@ -5,14 +5,8 @@
 // of this folder move bytes between the file and core's kernel, by one of three strategies
 // (ranged.ts, scan.ts, sweep.ts) that pick-mode.ts chooses between.
 
-import {
-  dtypeSize,
-  type GatherOptions,
-  gather,
-  planGather,
-  type Tensor,
-  ZERO_FILL,
-} from '@tensorops/core';
+import { dtypeSize, type GatherOptions, gather, planGather, type Tensor } from '@tensorops/core';
+import { ZERO_FILL } from '@tensorops/core/internal';
 import {
   loadableDtype,
   rangeReadable,

@@ -2,7 +2,7 @@
 // as READ_COST_BYTES of sequential reading) among those whose memory fits a budget.
 
 import { freemem } from 'node:os';
-import { ZERO_FILL } from '@tensorops/core';
+import { ZERO_FILL } from '@tensorops/core/internal';
 import type { RunContext } from './context.js';
 import { sweepWindows } from './sweep.js';
 

@@ -2,7 +2,8 @@
 // reads of one chunk run concurrently. For few picks from a large file: memory stays at one
 // output chunk whatever the file's size.
 
-import { type GatherPlan, ZERO_FILL } from '@tensorops/core';
+import type { GatherPlan } from '@tensorops/core';
+import { ZERO_FILL } from '@tensorops/core/internal';
 import { swapBytesInPlace } from '../../layout.js';
 import type { ChunkOptions } from '../tensor-stream.js';
 import type { RunContext } from './context.js';

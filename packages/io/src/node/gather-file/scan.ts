@@ -2,7 +2,8 @@
 // buffer and runs core's kernel from it into the output chunks. For dense picks from a region
 // that fits in memory: one sequential read instead of one read per block.
 
-import { runGatherPlan, ZERO_FILL } from '@tensorops/core';
+import { runGatherPlan } from '@tensorops/core';
+import { ZERO_FILL } from '@tensorops/core/internal';
 import { swapBytesInPlace } from '../../layout.js';
 import type { ChunkOptions } from '../tensor-stream.js';
 import type { RunContext } from './context.js';

@@ -2,7 +2,7 @@
 // picked blocks are read once each, in file order, into one reused buffer, and their blocks are
 // copied to their places in an output held whole.
 
-import { ZERO_FILL } from '@tensorops/core';
+import { ZERO_FILL } from '@tensorops/core/internal';
 import { swapBytesInPlace } from '../../layout.js';
 import type { RunContext } from './context.js';
 import { piecesOf, runReads } from './reads.js';

@@ -1,0 +1,18 @@
+// @tensorops/core/internal: the building blocks that tensorops' own packages (@tensorops/io,
+// @tensorops/gather-tree) share with core. UNSTABLE: these names may change or go in any release,
+// minor and patch included; a user of the library needs only the main entry.
+export {
+  alignedView,
+  decodeIndices,
+  type IndexContext,
+  type ValueView,
+  valueView,
+  ZERO_FILL,
+} from './indices.js';
+export { outputTensor } from './tensor.js';
+export {
+  setWasmKernelsEnabled,
+  type TreeKernel,
+  type WasmKernels,
+  wasmKernels,
+} from './wasm/runtime.js';
