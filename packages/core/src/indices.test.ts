@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { tensorAt } from '../test/fixtures.js';
 import type { Dtype } from './dtype.js';
 import { TensorOpsError } from './errors.js';
@@ -7,9 +7,11 @@ import {
   decodeIndices,
   type IndexContext,
   indexValueAt,
+  type ValueView,
+  valueView,
   ZERO_FILL,
 } from './indices.js';
-import { createTensor, tensorFrom } from './tensor.js';
+import { createTensor, type Tensor, tensorFrom } from './tensor.js';
 
 const ctx: IndexContext = { op: 'Gather', oob: 'error' };
 
@@ -179,5 +181,26 @@ describe('decodeIndices: the one-bound fast paths agree with the general loop', 
       expect(errorOf(() => decodeIndices(t, [10], ctx)).message).toBe(expected);
       expect(errorOf(() => decodeIndices(t, [10, 10], ctx)).message).toBe(expected);
     }
+  });
+});
+
+describe('valueView', () => {
+  it('is typed by the dtype: a float32 tensor gives a Float32Array without a cast', () => {
+    const f32: Float32Array = valueView(tensorFrom('float32', [2], [1.5, -2]));
+    expect([...f32]).toEqual([1.5, -2]);
+    const i16: Int16Array = valueView(tensorFrom('int16', [2], [-3, 7]));
+    expect([...i16]).toEqual([-3, 7]);
+    expectTypeOf(valueView(tensorFrom('uint32', [1], [1]))).toEqualTypeOf<Uint32Array>();
+    // A tensor whose dtype is only known at run time gives the union and throws for the rest.
+    const any: Tensor = tensorFrom('int64', [1], [1n]);
+    expectTypeOf(() => valueView(any)).returns.toEqualTypeOf<ValueView>();
+    expect(() => valueView(any)).toThrow(/no number view for dtype int64/);
+  });
+
+  it('copies unaligned bytes before viewing them', () => {
+    const bytes = new Uint8Array(9);
+    new DataView(bytes.buffer).setFloat64(1, -0.25, true);
+    const t = createTensor('float64', [1], bytes.subarray(1));
+    expect([...valueView(t)]).toEqual([-0.25]);
   });
 });

@@ -142,21 +142,30 @@ function decodeNarrowSingle(
   }
 }
 
+/** The typed array valueView gives for each dtype whose values fit a JS number. */
+export interface ValueViews {
+  int8: Int8Array;
+  uint8: Uint8Array;
+  int16: Int16Array;
+  uint16: Uint16Array;
+  int32: Int32Array;
+  uint32: Uint32Array;
+  float32: Float32Array;
+  float64: Float64Array;
+}
+
+export type ValueViewDtype = keyof ValueViews;
+
 /** A typed-array view of a tensor's values, for the dtypes whose values fit a JS number. */
-export type ValueView =
-  | Int8Array
-  | Uint8Array
-  | Int16Array
-  | Uint16Array
-  | Int32Array
-  | Uint32Array
-  | Float32Array
-  | Float64Array;
+export type ValueView = ValueViews[ValueViewDtype];
 
 /**
- * The values of an 8/16/32-bit integer, float32 or float64 tensor (copied first when unaligned).
+ * The values of an 8/16/32-bit integer, float32 or float64 tensor (copied first when unaligned),
+ * typed by the tensor's dtype: a `Tensor<'float32'>` gives a Float32Array. Other dtypes: E_DTYPE.
  * For reading values only: copying elements through a float view could quiet a signalling NaN.
  */
+export function valueView<D extends ValueViewDtype>(t: Tensor<D>): ValueViews[D];
+export function valueView(t: Tensor): ValueView;
 export function valueView(t: Tensor): ValueView {
   switch (t.dtype) {
     case 'int8':

@@ -6,6 +6,8 @@ export {
   decodeIndices,
   type IndexContext,
   type ValueView,
+  type ValueViewDtype,
+  type ValueViews,
   valueView,
   ZERO_FILL,
 } from './indices.js';

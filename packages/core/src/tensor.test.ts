@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Dtype, NUMERIC_DTYPES } from './dtype.js';
+import { DTYPE_SIZES, type Dtype, NUMERIC_DTYPES } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import { createTensor, tensorBytes, tensorFrom, tensorValues } from './tensor.js';
 
@@ -105,19 +105,45 @@ describe('tensorFrom / tensorValues', () => {
     const e = errorOf(() => tensorFrom('int32', [2, 2], [1, 2, 3]));
     expect(e.code).toBe('E_SHAPE');
     expect(e.message).toBe('shape [2,2] holds 4 elements, got 3 values');
-    for (const dtype of ['float16', 'bfloat16', 'complex64', 'U3'] as const) {
+    for (const dtype of ['complex64', 'complex128', 'U3', 'S2'] as const) {
       const r = errorOf(() => tensorValues(createTensor(dtype, [1])));
       expect(r.code).toBe('E_DTYPE');
       expect(r.message).toBe(`tensorValues does not read ${dtype}; read its bytes`);
     }
   });
 
-  it('covers every numeric dtype one way or the other', () => {
+  it('reads every numeric dtype but complex', () => {
     for (const dtype of NUMERIC_DTYPES) {
-      const t = createTensor(dtype, [2]);
-      const readable = !/^(float16|bfloat16|complex|float8)/.test(dtype);
-      if (readable) expect(tensorValues(t).map(Number)).toEqual([0, 0]);
-      else expect(() => tensorValues(t)).toThrow(TensorOpsError);
+      const t = createTensor(dtype, [2], new Uint8Array(2 * DTYPE_SIZES[dtype]).fill(0x3c));
+      if (dtype.startsWith('complex')) expect(() => tensorValues(t)).toThrow(TensorOpsError);
+      else expect(tensorValues(t), dtype).toHaveLength(2);
     }
+  });
+
+  it('decodes float16, bfloat16 and float8 bits exactly', () => {
+    const u16 = (dtype: 'float16' | 'bfloat16', bits: number[]) =>
+      createTensor(dtype, [bits.length], new Uint8Array(Uint16Array.from(bits).buffer));
+    expect(tensorValues(u16('float16', [0x3c00, 0xc000, 0x0001, 0x7bff, 0xfc00, 0x8000]))).toEqual([
+      1,
+      -2,
+      2 ** -24,
+      65504,
+      -Infinity,
+      -0,
+    ]);
+    expect(tensorValues(u16('float16', [0x7e01]))).toEqual([NaN]);
+    expect(tensorValues(u16('bfloat16', [0x3fc0, 0xc2f7, 0x0001, 0x7f80, 0x8000]))).toEqual([
+      1.5,
+      -123.5,
+      2 ** -133,
+      Infinity,
+      -0,
+    ]);
+    const f8 = (dtype: Dtype, codes: number[]) =>
+      tensorValues(createTensor(dtype, [codes.length], Uint8Array.from(codes)));
+    // e4m3fn: bias 7, no infinities, 0x7f is NaN, 0x7e the largest (448).
+    expect(f8('float8_e4m3fn', [0x38, 0xb8, 0x01, 0x7e, 0x7f])).toEqual([1, -1, 2 ** -9, 448, NaN]);
+    // e5m2: bias 15, IEEE-like.
+    expect(f8('float8_e5m2', [0x3c, 0x7c, 0xfc, 0x7d])).toEqual([1, Infinity, -Infinity, NaN]);
   });
 });

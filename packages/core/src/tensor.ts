@@ -1,6 +1,13 @@
 import { type Dtype, dtypeSize } from './dtype.js';
 import { TensorOpsError } from './errors.js';
-import { numberToBfloat16, numberToFloat16 } from './float-bits.js';
+import {
+  bfloat16ToNumber,
+  float8ToNumber,
+  float16ToNumber,
+  isFloat8Dtype,
+  numberToBfloat16,
+  numberToFloat16,
+} from './float-bits.js';
 import type { OobMode } from './indices.js';
 import { checkShape, formatShape, type Shape, shapeSize, shapesEqual } from './shape.js';
 
@@ -8,8 +15,8 @@ import { checkShape, formatShape, type Shape, shapeSize, shapesEqual } from './s
  * A tensor: dtype, shape and its elements as little-endian, C-order bytes.
  * Holding bytes (not a typed array of values) is what keeps every op bit-exact for every dtype.
  */
-export interface Tensor {
-  readonly dtype: Dtype;
+export interface Tensor<D extends Dtype = Dtype> {
+  readonly dtype: D;
   readonly shape: Shape;
   readonly data: Uint8Array;
 }
@@ -18,7 +25,11 @@ export interface Tensor {
  * Wraps bytes as a tensor after checking that their length is shape x item size.
  * Without `data`, allocates zeroed storage.
  */
-export function createTensor(dtype: Dtype, shape: Shape, data?: Uint8Array): Tensor {
+export function createTensor<D extends Dtype>(
+  dtype: D,
+  shape: Shape,
+  data?: Uint8Array,
+): Tensor<D> {
   checkShape(shape);
   const nbytes = shapeSize(shape) * dtypeSize(dtype);
   if (data === undefined) return { dtype, shape: [...shape], data: new Uint8Array(nbytes) };
@@ -120,11 +131,11 @@ const WRITERS: Partial<Record<Dtype, Writer>> = {
  * Integers may be given as bigint; float16/bfloat16 values are rounded to nearest even.
  * Complex, float8 and string dtypes take raw bytes through `createTensor` instead.
  */
-export function tensorFrom(
-  dtype: Dtype,
+export function tensorFrom<D extends Dtype>(
+  dtype: D,
   shape: Shape,
   values: ArrayLike<number | bigint | boolean>,
-): Tensor {
+): Tensor<D> {
   const write = WRITERS[dtype];
   if (write === undefined) {
     throw new TensorOpsError(
@@ -157,16 +168,24 @@ const READERS: Partial<Record<Dtype, Reader>> = {
   uint32: (v, o) => v.getUint32(o, true),
   int64: (v, o) => v.getBigInt64(o, true),
   uint64: (v, o) => v.getBigUint64(o, true),
+  float16: (v, o) => float16ToNumber(v.getUint16(o, true)),
+  bfloat16: (v, o) => bfloat16ToNumber(v.getUint16(o, true)),
   float32: (v, o) => v.getFloat32(o, true),
   float64: (v, o) => v.getFloat64(o, true),
 };
 
+function readerOf(dtype: Dtype): Reader | undefined {
+  if (isFloat8Dtype(dtype)) return (v, o) => float8ToNumber(dtype, v.getUint8(o));
+  return READERS[dtype];
+}
+
 /**
- * Element values as JS numbers (bigint for 64-bit integers), for display and tests.
- * float16/bfloat16/float8/complex/string dtypes: read their bits from `data` instead.
+ * Element values as JS numbers (bigint for 64-bit integers), for display and tests. float16,
+ * bfloat16 and float8 are decoded exactly (NaN for their NaN codes, so a payload is not kept);
+ * complex and string dtypes: read their bytes from `data` instead.
  */
 export function tensorValues(t: Tensor): Array<number | bigint> {
-  const read = READERS[t.dtype];
+  const read = readerOf(t.dtype);
   if (read === undefined) {
     throw new TensorOpsError('E_DTYPE', `tensorValues does not read ${t.dtype}; read its bytes`);
   }

@@ -71,7 +71,7 @@ describe('.npz written by numpy (np.savez, np.savez_compressed)', () => {
     expect((await readTensorFile(fixture('single.npz'))).shape).toEqual([3, 2]);
     const e = await expectRejection(readTensorFile(fixture('positional.npz')));
     expect(e.code).toBe('E_TENSOR_NOT_FOUND');
-    expect(e.message).toContain("holds 2 tensors ('arr_0', 'arr_1'); pick one as");
+    expect(e.message).toMatch(/holds 2 tensors \('arr_0', 'arr_1'\) and no name was given$/);
     const m = await expectRejection(readTensorFile(fixture('positional.npz'), 'nope'));
     expect(m.message).toBe(
       `${fixture('positional.npz')}: no tensor 'nope' (it holds 'arr_0', 'arr_1')`,

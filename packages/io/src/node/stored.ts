@@ -176,7 +176,7 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
           'E_TENSOR_NOT_FOUND',
           all.length === 0
             ? `${path}: holds no tensors`
-            : `${path}: holds ${all.length} tensors (${listNames(all)}); pick one as ${path}:NAME`,
+            : `${path}: holds ${all.length} tensors (${listNames(all)}) and no name was given`,
         );
       }
       const found = tensors.find((t) => t.name === name);
