@@ -211,7 +211,7 @@ describe('the out option', () => {
       [createTensor('int32', [4]), 'out must be int32 [2,2], got int32 [4]'],
       [
         { dtype: 'int32', shape: [2, 2], data: new Uint8Array(8) },
-        'out holds 8 bytes, int32 [2,2] needs 16',
+        'out of dtype int32 and shape [2,2] needs 16 bytes, got 8',
       ],
       [
         { dtype: 'int32', shape: [2, 2], data: data.data.subarray(8, 24) },

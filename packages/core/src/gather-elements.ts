@@ -1,3 +1,4 @@
+import { checkTensor, checkTensorLayout } from './check-tensor.js';
 import {
   CACHE_LINE_BYTES,
   copyWords1,
@@ -56,6 +57,8 @@ export function planGatherElements(
   indices: Tensor,
   options: GatherElementsOptions = {},
 ): GatherElementsPlan {
+  checkTensorLayout(data, 'GatherElements: data');
+  checkTensor(indices, 'GatherElements: indices');
   const r = data.shape.length;
   if (r === 0) {
     throw new TensorOpsError('E_SHAPE', 'GatherElements: data must have rank >= 1, got a scalar');
@@ -142,6 +145,8 @@ export function gatherElements(
   indices: Tensor,
   options: GatherElementsOptions = {},
 ): Tensor {
+  checkTensor(data, 'GatherElements: data');
+  checkTensor(indices, 'GatherElements: indices');
   const walk = fusedWalk(data, indices, options);
   const plan = walk === null ? planGatherElements(data, indices, options) : null;
   const out = outputTensor('GatherElements', options, data.dtype, indices.shape, [data, indices]);

@@ -1,3 +1,4 @@
+import { checkTensor, checkTensorLayout } from './check-tensor.js';
 import {
   LONG_BLOCK_BYTES,
   touchBlocks,
@@ -44,6 +45,8 @@ export function planGatherND(
   indices: Tensor,
   options: GatherNDOptions = {},
 ): GatherNDPlan {
+  checkTensorLayout(data, 'GatherND: data');
+  checkTensor(indices, 'GatherND: indices');
   const r = data.shape.length;
   const q = indices.shape.length;
   if (r === 0) {
@@ -131,6 +134,7 @@ export function planGatherND(
  * // int32 [2]: [0, 3]
  */
 export function gatherND(data: Tensor, indices: Tensor, options: GatherNDOptions = {}): Tensor {
+  checkTensor(data, 'GatherND: data');
   const plan = planGatherND(data, indices, options);
   const out = outputTensor('GatherND', options, data.dtype, plan.outShape, [data, indices]);
   if (out.data.byteLength === 0) return out;

@@ -1,3 +1,4 @@
+import { checkTensor, checkTensorLayout } from './check-tensor.js';
 import {
   CACHE_LINE_BYTES,
   copyWords1,
@@ -48,6 +49,8 @@ export function planGather(
   indices: Tensor,
   options: GatherOptions = {},
 ): GatherPlan {
+  checkTensorLayout(data, 'Gather: data');
+  checkTensor(indices, 'Gather: indices');
   const r = data.shape.length;
   const q = indices.shape.length;
   if (r === 0)
@@ -110,6 +113,7 @@ function normalizeBatchDims(batchDims: number, r: number, q: number, axis: numbe
  * // float32 [2, 2]: [5, 6, 1, 2]
  */
 export function gather(data: Tensor, indices: Tensor, options: GatherOptions = {}): Tensor {
+  checkTensor(data, 'Gather: data');
   const plan = planGather(data, indices, options);
   const out = outputTensor('Gather', options, data.dtype, plan.outShape, [data, indices]);
   if (out.data.byteLength === 0) return out;

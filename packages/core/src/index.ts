@@ -1,5 +1,6 @@
 // @tensorops/core: what a user of the library needs. Names shared only with tensorops' own
 // packages are in ./internal.ts (@tensorops/core/internal, unstable).
+export { checkTensor, checkTensorLayout } from './check-tensor.js';
 export {
   DTYPE_SIZES,
   type Dtype,

@@ -1,3 +1,4 @@
+import { checkData, checkTensor, checkTensorLayout } from './check-tensor.js';
 import { type Dtype, dtypeSize } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import {
@@ -30,15 +31,11 @@ export function createTensor<D extends Dtype>(
   shape: Shape,
   data?: Uint8Array,
 ): Tensor<D> {
+  if (!Array.isArray(shape)) checkTensorLayout({ dtype, shape }, 'tensor');
   checkShape(shape);
   const nbytes = shapeSize(shape) * dtypeSize(dtype);
   if (data === undefined) return { dtype, shape: [...shape], data: new Uint8Array(nbytes) };
-  if (data.byteLength !== nbytes) {
-    throw new TensorOpsError(
-      'E_SHAPE',
-      `tensor of dtype ${dtype} and shape ${formatShape(shape)} needs ${nbytes} bytes, got ${data.byteLength}`,
-    );
-  }
+  checkData(dtype, shape, data, 'tensor');
   return { dtype, shape: [...shape], data };
 }
 
@@ -68,17 +65,11 @@ export function outputTensor(
 ): Tensor {
   const out = options.out;
   if (out === undefined) return createTensor(dtype, shape);
+  checkTensor(out, `${op}: out`);
   if (out.dtype !== dtype || !shapesEqual(out.shape, shape)) {
     throw new TensorOpsError(
       'E_SHAPE',
       `${op}: out must be ${dtype} ${formatShape(shape)}, got ${out.dtype} ${formatShape(out.shape)}`,
-    );
-  }
-  const nbytes = shapeSize(shape) * dtypeSize(dtype);
-  if (out.data.byteLength !== nbytes) {
-    throw new TensorOpsError(
-      'E_SHAPE',
-      `${op}: out holds ${out.data.byteLength} bytes, ${dtype} ${formatShape(shape)} needs ${nbytes}`,
     );
   }
   for (const input of inputs) {
@@ -185,6 +176,7 @@ function readerOf(dtype: Dtype): Reader | undefined {
  * complex and string dtypes: read their bytes from `data` instead.
  */
 export function tensorValues(t: Tensor): Array<number | bigint> {
+  checkTensor(t, 'tensorValues:');
   const read = readerOf(t.dtype);
   if (read === undefined) {
     throw new TensorOpsError('E_DTYPE', `tensorValues does not read ${t.dtype}; read its bytes`);

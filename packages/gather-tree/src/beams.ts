@@ -1,9 +1,9 @@
 import {
+  checkTensor,
   formatPosition,
   formatShape,
   type Tensor,
   TensorOpsError,
-  tensorBytes,
 } from '@tensorops/core';
 import { alignedView } from '@tensorops/core/internal';
 import {
@@ -76,6 +76,7 @@ export function beamSequences(
       `${op}: layout must be 'time-major' or 'batch-major', got '${String(layout)}'`,
     );
   }
+  checkTensor(ids, `${op}: ids`);
   const dtype = ids.dtype;
   if (ids.shape.length !== 3) {
     const dims = layout === 'time-major' ? 'MAX_TIME, BATCH, BEAM' : 'BATCH, MAX_TIME, BEAM';
@@ -88,12 +89,6 @@ export function beamSequences(
     throw new TensorOpsError(
       'E_DTYPE',
       `${op}: ids dtype ${dtype} not supported; expected one of ${STEP_DTYPES.join(', ')}`,
-    );
-  }
-  if (ids.data.byteLength !== tensorBytes(ids)) {
-    throw new TensorOpsError(
-      'E_SHAPE',
-      `${op}: ids of dtype ${dtype} and shape ${formatShape(ids.shape)} needs ${tensorBytes(ids)} bytes, got ${ids.data.byteLength}`,
     );
   }
   const includeEnd = options.includeEnd ?? false;

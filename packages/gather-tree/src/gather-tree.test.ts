@@ -434,7 +434,7 @@ describe('gatherTree: the out option', () => {
       [
         step,
         { dtype: 'int32', shape: [3, 1, 2], data: new Uint8Array(20) },
-        'out holds 20 bytes, int32 [3,1,2] needs 24',
+        'out of dtype int32 and shape [3,1,2] needs 24 bytes, got 20',
       ],
       [
         stepIn,

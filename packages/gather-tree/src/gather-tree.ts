@@ -1,4 +1,5 @@
 import {
+  checkTensor,
   createTensor,
   type Dtype,
   dtypeSize,
@@ -9,7 +10,6 @@ import {
   shapesEqual,
   type Tensor,
   TensorOpsError,
-  tensorBytes,
   tensorValues,
 } from '@tensorops/core';
 import { alignedView, outputTensor, valueView } from '@tensorops/core/internal';
@@ -50,6 +50,9 @@ export function gatherTree(
   endToken: EndToken,
   options: GatherTreeOptions = {},
 ): Tensor {
+  checkTensor(stepIds, `${OP}: step_ids`);
+  checkTensor(parentIds, `${OP}: parent_ids`);
+  checkTensor(maxSeqLen, `${OP}: max_seq_len`);
   const dtype = stepIds.dtype;
   if (stepIds.shape.length !== 3) {
     throw new TensorOpsError(
@@ -78,9 +81,6 @@ export function gatherTree(
       `${OP}: max_seq_len shape ${formatShape(maxSeqLen.shape)} must be [BATCH] = [${B}]`,
     );
   }
-  checkBytes(stepIds, 'step_ids');
-  checkBytes(parentIds, 'parent_ids');
-  checkBytes(maxSeqLen, 'max_seq_len');
   const end = resolveEndToken(endToken, dtype, OP);
   const lengths = clampLengths(maxSeqLen, T);
 
@@ -423,17 +423,6 @@ function maskFloat(
         else if (!Number.isInteger(v)) throw stepError(ctx, t, b, k, v);
       }
     }
-  }
-}
-
-/** Tensors built by hand (not through createTensor) may hold the wrong number of bytes. */
-function checkBytes(t: Tensor, name: string): void {
-  const expected = tensorBytes(t);
-  if (t.data.byteLength !== expected) {
-    throw new TensorOpsError(
-      'E_SHAPE',
-      `${OP}: ${name} of dtype ${t.dtype} and shape ${formatShape(t.shape)} needs ${expected} bytes, got ${t.data.byteLength}`,
-    );
   }
 }
 

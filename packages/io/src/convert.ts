@@ -5,6 +5,7 @@
 
 import {
   bfloat16ToFloat32Bits,
+  checkTensor,
   type Dtype,
   float8ToFloat32Bits,
   isFloat8Dtype,
@@ -77,6 +78,7 @@ export function widenBytesToFloat32(dtype: Dtype, src: Uint8Array): Uint8Array {
 
 /** A bfloat16 / float8 tensor as the float32 tensor of the same values (exact). */
 export function widenToFloat32(t: Tensor): Tensor {
+  checkTensor(t, 'tensor');
   return { dtype: 'float32', shape: [...t.shape], data: widenBytesToFloat32(t.dtype, t.data) };
 }
 

@@ -3,6 +3,8 @@
 // header bytes so files round-trip byte for byte.
 
 import {
+  checkTensor,
+  checkTensorLayout,
   type Dtype,
   dtypeSize,
   isStringDtype,
@@ -10,7 +12,6 @@ import {
   type Shape,
   type Tensor,
   TensorOpsError,
-  tensorBytes,
 } from '@tensorops/core';
 import { fortranToC, swapBytesInPlace } from './layout.js';
 import { describe, type PyValue, parseNpyHeaderDict } from './npy-header.js';
@@ -358,15 +359,8 @@ function isLatin1(text: string): boolean {
  * that the data starts on a 64-byte boundary. Version 1.0 unless the header needs more.
  */
 export function encodeNpyHeader(t: Pick<Tensor, 'dtype' | 'shape'>): Uint8Array {
+  checkTensorLayout(t, 'tensor');
   const descr = npyDescr(t.dtype);
-  for (const d of t.shape) {
-    if (!Number.isSafeInteger(d) || d < 0) {
-      throw new TensorOpsError(
-        'E_SHAPE',
-        `.npy cannot store shape [${t.shape.join(',')}]: dimension ${d} is not a non-negative integer`,
-      );
-    }
-  }
   let dict = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${pythonTuple(t.shape)}, }`;
   if (t.shape.length > 0) {
     dict += ' '.repeat(Math.max(0, GROWTH_AXIS_MAX_DIGITS - String(t.shape[0]).length));
@@ -404,15 +398,8 @@ export function encodeNpyHeader(t: Pick<Tensor, 'dtype' | 'shape'>): Uint8Array 
  * for writers that stream them out. Validates the dtype and the data length first.
  */
 export function encodeNpyChunks(t: Tensor): [header: Uint8Array, data: Uint8Array] {
-  const header = encodeNpyHeader(t);
-  const nbytes = tensorBytes(t);
-  if (t.data.byteLength !== nbytes) {
-    throw new TensorOpsError(
-      'E_SHAPE',
-      `tensor of dtype ${t.dtype} and shape [${t.shape.join(',')}] needs ${nbytes} bytes, got ${t.data.byteLength}`,
-    );
-  }
-  return [header, t.data];
+  checkTensor(t, 'tensor');
+  return [encodeNpyHeader(t), t.data];
 }
 
 /** Encodes a tensor as a .npy file: numpy's header, then the data, nothing after it. */

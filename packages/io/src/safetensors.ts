@@ -6,12 +6,12 @@
 
 import {
   checkShape,
+  checkTensor,
   type Dtype,
   formatShape,
   type Shape,
   type Tensor,
   TensorOpsError,
-  tensorBytes,
 } from '@tensorops/core';
 import {
   isJsonObject,
@@ -479,6 +479,7 @@ export function encodeSafetensors(
   tensors: readonly NamedTensor[],
   metadata: Readonly<Record<string, string>> | null = null,
 ): Uint8Array {
+  for (const { name, tensor } of tensors) checkTensor(tensor, `tensor ${quote(name)}`);
   const layout = planSafetensors(
     tensors.map((t) => ({ name: t.name, dtype: t.tensor.dtype, shape: t.tensor.shape })),
     metadata,
@@ -487,13 +488,7 @@ export function encodeSafetensors(
   out.set(layout.header);
   let at = layout.header.length;
   for (const i of layout.order) {
-    const { name, tensor } = tensors[i] as NamedTensor;
-    if (tensor.data.byteLength !== tensorBytes(tensor)) {
-      throw new TensorOpsError(
-        'E_SHAPE',
-        `tensor ${quote(name)} of dtype ${tensor.dtype} and shape ${formatShape(tensor.shape)} needs ${tensorBytes(tensor)} bytes, got ${tensor.data.byteLength}`,
-      );
-    }
+    const { tensor } = tensors[i] as NamedTensor;
     out.set(tensor.data, at);
     at += tensor.data.byteLength;
   }

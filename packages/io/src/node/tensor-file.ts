@@ -1,7 +1,7 @@
 // Tensor files by format. This is the only place that picks one: by extension (.npy, .npz,
 // .safetensors), else by the first bytes. Each format's file code sits in its own module.
 
-import { type Dtype, type Tensor, TensorOpsError, tensorBytes } from '@tensorops/core';
+import { checkTensor, type Dtype, type Tensor, TensorOpsError } from '@tensorops/core';
 import { formatOfPath, storedDtype, type TensorFormat } from '../convert.js';
 import { encodeNpyHeader } from '../npy.js';
 import { npzMemberName } from '../npz.js';
@@ -156,12 +156,7 @@ export async function writeTensorsFile(
     const streams = entries.map(({ name, data }) => {
       if (names.has(name)) throw new TensorOpsError('E_VALUE', `two tensors named ${quote(name)}`);
       names.add(name);
-      if (!isTensorStream(data) && data.data.byteLength !== tensorBytes(data)) {
-        throw new TensorOpsError(
-          'E_SHAPE',
-          `tensor ${quote(name)} of dtype ${data.dtype} and shape [${data.shape.join(',')}] needs ${tensorBytes(data)} bytes, got ${data.data.byteLength}`,
-        );
-      }
+      if (!isTensorStream(data)) checkTensor(data, `tensor ${quote(name)}`);
       const stream = isTensorStream(data) ? data : streamOfTensor(data);
       const to = storedDtype(stream.dtype, format, format === 'npy' ? undefined : name);
       if (to === stream.dtype) return stream;

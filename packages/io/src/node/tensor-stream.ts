@@ -1,7 +1,14 @@
 // A tensor whose bytes arrive in chunks: how large tensors move from a file (or an executor) to a
 // writer without ever being whole in memory.
 
-import { type Dtype, type Shape, type Tensor, TensorOpsError, tensorBytes } from '@tensorops/core';
+import {
+  checkTensor,
+  type Dtype,
+  type Shape,
+  type Tensor,
+  TensorOpsError,
+  tensorBytes,
+} from '@tensorops/core';
 import { widenBytesToFloat32 } from '../convert.js';
 
 export interface ChunkOptions {
@@ -26,6 +33,7 @@ export function isTensorStream(x: Tensor | TensorStream): x is TensorStream {
 }
 
 export function streamOfTensor(t: Tensor): TensorStream {
+  checkTensor(t, 'tensor');
   return {
     dtype: t.dtype,
     shape: t.shape,
