@@ -2,6 +2,7 @@
 // with the error code the library must answer with (docs/design.md §2.2). Plain objects and
 // fast-check only, so every package's tests can use it against its own built dependencies.
 import fc from 'fast-check';
+import { expect, it } from 'vitest';
 
 export interface TensorLike {
   readonly dtype: string;
@@ -98,4 +99,25 @@ export function codeOf(fn: () => unknown): string {
     throw e;
   }
   return 'none';
+}
+
+/**
+ * One property test per entry point: handed any bad tensor (in the place the entry point puts it),
+ * it throws the bad tensor's code.
+ */
+export function itRefusesBadTensors<T>(
+  entryPoints: ReadonlyArray<readonly [string, (t: T) => unknown]>,
+  numRuns = 150,
+): void {
+  it.each(entryPoints)('%s refuses a bad tensor with E_SHAPE / E_DTYPE', (_, call) => {
+    fc.assert(
+      fc.property(badTensor(), (bad) => {
+        expect(
+          codeOf(() => call(bad.tensor as T)),
+          bad.why,
+        ).toBe(bad.code);
+      }),
+      { numRuns },
+    );
+  });
 }

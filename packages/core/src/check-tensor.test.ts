@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type BadTensor, badTensor, codeOf } from '../../../test/bad-tensors.js';
+import {
+  type BadTensor,
+  badTensor,
+  codeOf,
+  itRefusesBadTensors,
+} from '../../../test/bad-tensors.js';
 import { thrown } from '../test/assert.js';
 import { checkTensor } from './check-tensor.js';
 import { gather, planGather } from './gather.js';
@@ -34,17 +39,7 @@ const ENTRY_POINTS: ReadonlyArray<readonly [string, (t: Tensor) => unknown]> = [
 ];
 
 describe('a tensor with the wrong bytes, dims or dtype (docs/design.md §2.2)', () => {
-  it.each(ENTRY_POINTS)('%s refuses it with E_SHAPE / E_DTYPE', (_, call) => {
-    fc.assert(
-      fc.property(badTensor(), (bad) => {
-        expect(
-          codeOf(() => call(asTensor(bad))),
-          bad.why,
-        ).toBe(bad.code);
-      }),
-      { numRuns: 150 },
-    );
-  });
+  itRefusesBadTensors(ENTRY_POINTS);
 
   it('the plans check the layout of data they do not read', () => {
     fc.assert(

@@ -1,11 +1,9 @@
 import { type Tensor, tensorFrom } from '@tensorops/core';
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { type BadTensor, badTensor, codeOf } from '../../../test/bad-tensors.js';
+import { describe } from 'vitest';
+import { itRefusesBadTensors } from '../../../test/bad-tensors.js';
 import { beamSequences, decodeBeams } from '../src/beams.js';
 import { gatherTree } from '../src/gather-tree.js';
 
-const asTensor = (bad: BadTensor): Tensor => bad.tensor as Tensor;
 const step = tensorFrom('int32', [2, 1, 2], [1, 2, 3, 4]);
 const parents = tensorFrom('int32', [2, 1, 2], [0, 0, 1, 0]);
 const lengths = tensorFrom('int32', [1], [2]);
@@ -21,15 +19,5 @@ const ENTRY_POINTS: ReadonlyArray<readonly [string, (t: Tensor) => unknown]> = [
 ];
 
 describe('gather-tree refuses a tensor with the wrong bytes, dims or dtype', () => {
-  it.each(ENTRY_POINTS)('%s', (_, call) => {
-    fc.assert(
-      fc.property(badTensor(), (bad) => {
-        expect(
-          codeOf(() => call(asTensor(bad))),
-          bad.why,
-        ).toBe(bad.code);
-      }),
-      { numRuns: 150 },
-    );
-  });
+  itRefusesBadTensors(ENTRY_POINTS);
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type Tensor, tensorFrom } from '@tensorops/core';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type BadTensor, badTensor, codeOf } from '../../../test/bad-tensors.js';
+import { type BadTensor, badTensor, itRefusesBadTensors } from '../../../test/bad-tensors.js';
 import { encodeNpy, encodeNpyChunks, encodeSafetensors, widenToFloat32 } from '../src/index.js';
 import { streamOfTensor, writeTensorFile } from '../src/node/index.js';
 
@@ -30,17 +30,7 @@ const ENCODERS: ReadonlyArray<readonly [string, (t: Tensor) => unknown]> = [
 ];
 
 describe('io refuses a tensor with the wrong bytes, dims or dtype', () => {
-  it.each(ENCODERS)('%s', (_, encode) => {
-    fc.assert(
-      fc.property(badTensor(), (bad) => {
-        expect(
-          codeOf(() => encode(asTensor(bad))),
-          bad.why,
-        ).toBe(bad.code);
-      }),
-      { numRuns: 150 },
-    );
-  });
+  itRefusesBadTensors(ENCODERS);
 
   it('writeTensorFile refuses before it creates a file', async () => {
     await fc.assert(
