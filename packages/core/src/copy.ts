@@ -86,8 +86,8 @@ export function copyWords1(
 // copy loop for one block is too long for the CPU's out-of-order window to reach the next
 // block's loads. A loop that only loads one byte per cache line is short enough to keep many
 // misses (and TLB walks) in flight at once, so running it first over what the copy loop is about
-// to read makes the copy hit the cache. Measured on the bench (docs/performance.md): 2-3x on
-// random 16 B-1 KiB blocks from a 256 MiB source and on 4-byte gathers within rows of 16 KiB-4 MiB.
+// to read makes the copy hit the cache: random short blocks from a large source, and 4-byte
+// gathers within rows of 16 KiB-4 MiB (measured: docs/performance.md).
 
 /** Bytes between the loads of a touch pass: the cache line of x86-64 and most ARM cores. */
 export const CACHE_LINE_BYTES = 64;

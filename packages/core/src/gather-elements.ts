@@ -179,7 +179,7 @@ export function runGatherElementsPlan(
   // The copy loops take the plan's fields as arguments, not the plan: optimised code that reads
   // a field of an object literal depends on the literal's hidden class, which a full GC between
   // two calls can collect; the code is then thrown away and every call re-optimises (seen with
-  // --trace-deopt as 'weak objects' deopts, 1.5-4x slower calls under the bench's GC-per-call).
+  // --trace-deopt as 'weak objects' deopts, and slower calls under the bench's GC-per-call).
   const { outer, axisLength, inner, axisSize, axisStride, outerOffsets, innerOffsets, positions } =
     plan;
   if (inner === 1) {
@@ -219,7 +219,10 @@ const TOUCH_ROW_MAX_BYTES = 4 * 1024 * 1024;
 /** Data bytes one tile of copyTiled spans across the axis: about an L2 cache. */
 const TILE_BYTES = 1 << 20;
 
-/** Long items (wide strings): one memmove per element, from a plain view (subarray() is slower). */
+/**
+ * Long items (wide strings): one memmove per element, from a plain view (faster than subarray()
+ * for items near 256 bytes: docs/performance.md, "subarray() or a view").
+ */
 function copyLongElements(plan: GatherElementsPlan, src: Uint8Array, dst: Uint8Array): void {
   const { itemBytes, outer, axisLength, inner, axisStride, outerOffsets, innerOffsets, positions } =
     plan;
@@ -243,7 +246,7 @@ function copyLongElements(plan: GatherElementsPlan, src: Uint8Array, dst: Uint8A
  * inner = 1 (the axis is the last dim, or the dims after it are 1 in indices): each output row
  * picks elements at random inside one data row, an order that defeats the hardware prefetcher.
  * Reading the row once in order first (touchRange, as Gather's 'touch-rows') turns the random
- * reads into cache hits: measured 1.3-2x faster on [4096,4096] float32. Skipped when the row is
+ * reads into cache hits (measured: docs/performance.md). Skipped when the row is
  * too large to stay cached or has more cache lines than the output row reads elements.
  */
 function copyInner1(
@@ -295,8 +298,8 @@ function tileLength(axisSize: number, itemBytes: number): number {
 /**
  * inner > 1 (an axis before the last): output element (o, a, j) reads data row positions[...]
  * at inner position j, a random row per element. Walking the output in column tiles keeps the
- * tile's slice of every data row in cache (measured 1.7-3x faster on axis 0 of [4096,4096]
- * float32 than a plain C-order walk); with few rows along the axis one tile covers all of inner,
+ * tile's slice of every data row in cache (faster than a plain C-order walk: docs/performance.md);
+ * with few rows along the axis one tile covers all of inner,
  * which is the plain walk.
  */
 function copyTiled(
@@ -375,7 +378,7 @@ export function fusedWalk(
 }
 
 /**
- * Runs a fused walk into `out`: the wasm kernel when it is available (3-5x faster), else the
+ * Runs a fused walk into `out`: the wasm kernel when it is available (the faster), else the
  * JavaScript loops below (one-word items, 4-byte aligned indices), else false so that the caller
  * takes the planned path. Also false when an index is out of range; `out` is then partly
  * written, which is why `out` is documented as unspecified after a throw.

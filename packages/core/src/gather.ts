@@ -218,6 +218,8 @@ function copyLongBlocks(
           const p = positions[j] as number;
           if (p !== ZERO_FILL) {
             const s = (rowBase + p) * blockBytes;
+            // Blocks here are >= SET_MIN_BLOCK_BYTES, where subarray() costs what a plain view
+            // does (docs/performance.md, "subarray() or a view").
             dst.set(src.subarray(s, s + blockBytes), d);
           }
           d += blockBytes;

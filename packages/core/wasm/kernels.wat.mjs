@@ -1,6 +1,7 @@
-// The WebAssembly kernels of @tensorops/core, as WebAssembly text. One function per (index width,
-// item size) pair is generated from one template; scripts/build-wasm.mjs compiles the text with
-// wabt into src/wasm/kernels-binary.ts at build time.
+// The WebAssembly kernels of @tensorops/core, as WebAssembly text: take_<index>_<item>,
+// gather_<item> and tree_<item>, each family generated from one template per item size (and
+// index width). scripts/build-wasm.mjs compiles the text with wabt into
+// src/wasm/kernels-binary.ts at build time.
 //
 // take_<index>_<item>(data, rowStep, posStride, colStep, idx, idxRowStep, out, rows, width, bound)
 //   for a < rows, j < width, k = a * width + j:

@@ -3,8 +3,8 @@
 //
 // Why WebAssembly: a JavaScript gather moves 4 bytes per typed-array access, each one
 // bounds-checked, and reads int64 indices as two int32 halves. The same loop in wasm does one
-// native i64 load, one unsigned compare and one load/store per element, which measured 3-5x
-// faster on GatherElements (docs/performance.md). Wasm code can only address its own memory, so
+// native i64 load, one unsigned compare and one load/store per element (the figures are in
+// docs/performance.md). Wasm code can only address its own memory, so
 // callers stage the bytes a step needs into it (TypedArray.set, a memmove) and copy the result
 // out. The staging area stays small (a few MiB per step) and warm: it is reused by every call
 // instead of being a fresh allocation that page-faults on first touch.
