@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hex } from '../test/assert.js';
 import { DTYPE_SIZES, type Dtype, NUMERIC_DTYPES } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import { createTensor, tensorBytes, tensorFrom, tensorValues } from './tensor.js';
@@ -12,8 +13,6 @@ function errorOf(fn: () => unknown): TensorOpsError {
   }
   throw new Error('expected a TensorOpsError');
 }
-
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
 describe('createTensor', () => {
   it('allocates zeroed storage of shape x item size', () => {

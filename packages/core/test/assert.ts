@@ -1,10 +1,10 @@
 import { expect } from 'vitest';
+import { hex } from '../../../test/hex.js';
 import { isTensorOpsError } from '../src/errors.js';
 import type { Tensor } from '../src/tensor.js';
 import type { RefResult } from './reference-elements-nd.js';
 
-/** Bytes as hex, so a failing comparison shows where the bits differ. */
-export const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+export { hex };
 
 /** The code and message of the TensorOpsError `fn` throws; fails if it throws nothing or else. */
 export function thrown(fn: () => unknown): { code: string; message: string } {

@@ -1,12 +1,11 @@
 import { setWasmKernelsEnabled } from '@tensorops/core/internal';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hex } from '../../../test/hex.js';
 import { backtrackWasm, WASM_MAX_BEAMS } from './wasm-walk.js';
 
 beforeEach(() => setWasmKernelsEnabled(true, 0));
 afterEach(() => setWasmKernelsEnabled(true));
-
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
 /** A [T, B, K] walk problem with items of `itemBytes` random bytes and valid parents. */
 const problem = fc
