@@ -87,7 +87,7 @@ export function planGatherElements(
     where: () => `(axis=${axis})`,
   });
   const strides = stridesOf(data.shape);
-  const wide = sizeBetween(data.shape, 0) > 0x7fffffff;
+  const float64Offsets = sizeBetween(data.shape, 0) > 0x7fffffff;
   const innerSame = data.shape.every((d, i) => i <= axis || d === indices.shape[i]);
   return {
     outShape: [...indices.shape],
@@ -97,10 +97,10 @@ export function planGatherElements(
     inner: sizeBetween(indices.shape, axis + 1),
     axisSize,
     axisStride: strides[axis] as number,
-    outerOffsets: offsetTable(indices.shape.slice(0, axis), strides.slice(0, axis), wide),
+    outerOffsets: offsetTable(indices.shape.slice(0, axis), strides.slice(0, axis), float64Offsets),
     innerOffsets: innerSame
       ? null
-      : offsetTable(indices.shape.slice(axis + 1), strides.slice(axis + 1), wide),
+      : offsetTable(indices.shape.slice(axis + 1), strides.slice(axis + 1), float64Offsets),
     positions,
   };
 }
@@ -109,10 +109,10 @@ export function planGatherElements(
 function offsetTable(
   dims: readonly number[],
   strides: readonly number[],
-  wide: boolean,
+  float64: boolean,
 ): Int32Array | Float64Array {
   const n = sizeBetween(dims, 0);
-  const out = wide ? new Float64Array(n) : new Int32Array(n);
+  const out = float64 ? new Float64Array(n) : new Int32Array(n);
   const counter = new Array<number>(dims.length).fill(0);
   let offset = 0;
   for (let i = 0; i < n; i++) {
@@ -220,7 +220,7 @@ const TOUCH_ROW_MAX_BYTES = 4 * 1024 * 1024;
 const TILE_BYTES = 1 << 20;
 
 /**
- * Long items (wide strings): one memmove per element, from a plain view (faster than subarray()
+ * Long items (long fixed-width strings): one memmove per element, from a plain view (faster than subarray()
  * for items near 256 bytes: docs/performance.md, "subarray() or a view").
  */
 function copyLongElements(plan: GatherElementsPlan, src: Uint8Array, dst: Uint8Array): void {
@@ -396,10 +396,21 @@ function runFused(walk: ElementsWalk, data: Tensor, indices: Tensor, out: Tensor
   );
   const src = wordView(data.data, width);
   const dst = wordView(out.data, width);
-  const wide = walk.indexBytes === 8;
+  const int64Indices = walk.indexBytes === 8;
   // Plain arguments, not an object: see runGatherElementsPlan. The data's axis stride is inner.
   return inner === 1
-    ? fusedInner1(outer, axisLength, axisSize, 1, outerOffsets, data.data, idx, wide, src, dst)
+    ? fusedInner1(
+        outer,
+        axisLength,
+        axisSize,
+        1,
+        outerOffsets,
+        data.data,
+        idx,
+        int64Indices,
+        src,
+        dst,
+      )
     : fusedTiled(
         outer,
         axisLength,
@@ -408,7 +419,7 @@ function runFused(walk: ElementsWalk, data: Tensor, indices: Tensor, out: Tensor
         inner,
         outerOffsets,
         idx,
-        wide,
+        int64Indices,
         src,
         dst,
         tileLength(axisSize, itemBytes),
@@ -416,7 +427,7 @@ function runFused(walk: ElementsWalk, data: Tensor, indices: Tensor, out: Tensor
 }
 
 /**
- * copyInner1 reading int32 (wide = false) or int64 (wide = true, as int32 pairs) indices in place.
+ * copyInner1 reading int32 (int64Indices false) or int64 (int64Indices true, as int32 pairs) indices in place.
  * Eight indices are checked and eight loads issued before their stores, so eight cache misses
  * overlap (as copy.ts's copyWords1). An index is valid when its high word is the sign extension of
  * its low word (it fits in int32) and `p = lo + (lo < 0 ? bound : 0)` is in [0, bound), which
@@ -431,7 +442,7 @@ function fusedInner1(
   outerOffsets: Int32Array | Float64Array,
   bytes: Uint8Array,
   idx: Int32Array,
-  wide: boolean,
+  int64Indices: boolean,
   src: WordView,
   dst: WordView,
 ): boolean {
@@ -441,7 +452,7 @@ function fusedInner1(
     rowBytes <= TOUCH_ROW_MAX_BYTES && rowBytes <= axisLength * CACHE_LINE_BYTES && rowBytes > 0;
   const bound = axisSize;
   const last = bound - 1;
-  const step = wide ? 2 : 1;
+  const step = int64Indices ? 2 : 1;
   let d = 0;
   for (let o = 0; o < outer; o++) {
     const base = outerOffsets[o] as number;
@@ -452,7 +463,7 @@ function fusedInner1(
       let lo0: number, lo1: number, lo2: number, lo3: number;
       let lo4: number, lo5: number, lo6: number, lo7: number;
       let hiBits = 0;
-      if (wide) {
+      if (int64Indices) {
         lo0 = idx[i] as number;
         lo1 = idx[i + 2] as number;
         lo2 = idx[i + 4] as number;
@@ -524,7 +535,7 @@ function fusedInner1(
       dst[d + 7] = w7;
     }
     for (; d < end; d++) {
-      const p = fusedPosition(idx, d, wide, bound);
+      const p = fusedPosition(idx, d, int64Indices, bound);
       if (p < 0) return false;
       dst[d] = src[base + p * axisStride] as number;
     }
@@ -533,9 +544,9 @@ function fusedInner1(
 }
 
 /** Position of output element d's index, or -1 when it is out of range (see fusedInner1). */
-function fusedPosition(idx: Int32Array, d: number, wide: boolean, bound: number): number {
-  const lo = idx[wide ? 2 * d : d] as number;
-  if (wide && (idx[2 * d + 1] as number) !== lo >> 31) return -1;
+function fusedPosition(idx: Int32Array, d: number, int64Indices: boolean, bound: number): number {
+  const lo = idx[int64Indices ? 2 * d : d] as number;
+  if (int64Indices && (idx[2 * d + 1] as number) !== lo >> 31) return -1;
   const p = lo + ((lo >> 31) & bound);
   return p >= 0 && p < bound ? p : -1;
 }
@@ -549,7 +560,7 @@ function fusedTiled(
   axisStride: number,
   outerOffsets: Int32Array | Float64Array,
   idx: Int32Array,
-  wide: boolean,
+  int64Indices: boolean,
   src: WordView,
   dst: WordView,
   tile: number,
@@ -568,7 +579,7 @@ function fusedTiled(
           const d = row + j;
           let lo0: number, lo1: number, lo2: number, lo3: number;
           let hiBits = 0;
-          if (wide) {
+          if (int64Indices) {
             const i = 2 * d;
             lo0 = idx[i] as number;
             lo1 = idx[i + 2] as number;
@@ -603,7 +614,7 @@ function fusedTiled(
           dst[d + 3] = w3;
         }
         for (; j < j1; j++) {
-          const p = fusedPosition(idx, row + j, wide, bound);
+          const p = fusedPosition(idx, row + j, int64Indices, bound);
           if (p < 0) return false;
           dst[row + j] = src[base + p * axisStride + j] as number;
         }

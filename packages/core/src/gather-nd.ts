@@ -95,8 +95,8 @@ export function planGatherND(
     strides[c] = s;
     s *= bounds[c] as number;
   }
-  const wide = batch * slicesPerBatch > 0x7fffffff;
-  const slices = wide ? new Float64Array(batch * perBatch) : new Int32Array(batch * perBatch);
+  const float64 = batch * slicesPerBatch > 0x7fffffff;
+  const slices = float64 ? new Float64Array(batch * perBatch) : new Int32Array(batch * perBatch);
   let t = 0;
   for (let bi = 0; bi < batch; bi++) {
     const batchBase = bi * slicesPerBatch;

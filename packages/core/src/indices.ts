@@ -31,8 +31,8 @@ export function decodeIndices(
   ctx: IndexContext,
 ): Int32Array | Float64Array {
   const n = indices.data.byteLength / dtypeSize(indices.dtype);
-  const wide = bounds.some((b) => b > 0x7fffffff);
-  const out = wide ? new Float64Array(n) : new Int32Array(n);
+  const float64 = bounds.some((b) => b > 0x7fffffff);
+  const out = float64 ? new Float64Array(n) : new Int32Array(n);
   const period = bounds.length;
   const single = bounds[0] as number;
   const fail = (i: number): void => {
