@@ -43,6 +43,28 @@ describe('tensorops convert', () => {
     expect(tensorops(['convert', '-q', st('single.safetensors'), out]).stderr).toBe('');
   });
 
+  it('F8_E4M3FNUZ / F8_E5M2FNUZ from the official writer become float32 in .npz, as ml_dtypes gives them', async () => {
+    const src = join(REPO, 'fixtures', 'checkpoints', 'fnuz.safetensors');
+    const table = JSON.parse(
+      readFileSync(join(REPO, 'fixtures', 'checkpoints', 'fnuz.json'), 'utf8'),
+    ) as Record<string, string[]>;
+    const out = join(tempDir(), 'fnuz.npz');
+    const r = tensorops(['convert', src, out]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain(
+      "tensorops: note: tensor 'float8_e4m3fnuz' (float8_e4m3fnuz) written as float32, exactly",
+    );
+    for (const dtype of ['float8_e4m3fnuz', 'float8_e5m2fnuz']) {
+      const t = await readTensorFile(out, dtype);
+      expect([t.dtype, t.shape]).toEqual(['float32', [16, 16]]);
+      const bits = Array.from(new Uint32Array(t.data.slice().buffer), (b) =>
+        b.toString(16).padStart(8, '0'),
+      );
+      // The one NaN (0x80) carries no sign: tensorops writes the canonical quiet NaN.
+      expect(bits).toEqual((table[dtype] as string[]).map((b, i) => (i === 0x80 ? '7fc00000' : b)));
+    }
+  });
+
   it('a whole .npz into .safetensors carries every tensor, bit for bit, names with /', async () => {
     const dir = tempDir();
     const out = join(dir, 'all.safetensors');

@@ -51,6 +51,8 @@ const FORMAT_DTYPES: ReadonlyMap<string, FormatDtype> = new Map<string, FormatDt
   ['F8_E5M2', { bits: 8, dtype: 'float8_e5m2' }],
   ['F8_E4M3', { bits: 8, dtype: 'float8_e4m3fn' }],
   ['F8_E8M0', { bits: 8, dtype: 'float8_e8m0fnu' }],
+  ['F8_E4M3FNUZ', { bits: 8, dtype: 'float8_e4m3fnuz' }],
+  ['F8_E5M2FNUZ', { bits: 8, dtype: 'float8_e5m2fnuz' }],
   ['I16', { bits: 16, dtype: 'int16' }],
   ['U16', { bits: 16, dtype: 'uint16' }],
   ['F16', { bits: 16, dtype: 'float16' }],
@@ -417,7 +419,7 @@ export function planSafetensors(
     if (name === undefined) {
       throw new TensorOpsError(
         'E_DTYPE',
-        `.safetensors has no dtype for ${e.dtype} (tensor ${quote(e.name)}); it stores bool, int8-int64, uint8-uint64, float16, bfloat16, float32, float64, complex64 and float8 e4m3fn/e5m2/e8m0fnu`,
+        `.safetensors has no dtype for ${e.dtype} (tensor ${quote(e.name)}); it stores bool, int8-int64, uint8-uint64, float16, bfloat16, float32, float64, complex64 and float8 e4m3fn/e5m2/e8m0fnu/e4m3fnuz/e5m2fnuz`,
       );
     }
     return name;

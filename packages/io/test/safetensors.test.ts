@@ -47,6 +47,8 @@ describe('.safetensors: files built to the spec (fixtures)', () => {
         'F8_E4M3',
         'F8_E5M2',
         'F8_E8M0',
+        'F8_E4M3FNUZ',
+        'F8_E5M2FNUZ',
         'F6_E2M3',
         'F6_E3M2',
         'F4',
