@@ -42,7 +42,7 @@ type Opened =
 async function openRef(ref: string, io: CliIO): Promise<Opened> {
   if (!isStdio(ref)) {
     const { path, name } = resolveTensorRefOnDisk(ref);
-    return { file: await openTensorFile(path), name };
+    return { file: await openTensorFile(path, { tensor: name }), name };
   }
   const path = stdinFilePath(io);
   if (path !== undefined) return { file: await openTensorFile(path, { label: 'stdin' }) };

@@ -12,8 +12,13 @@ export interface InspectTensor {
   readonly shape: readonly number[];
   /** Bytes of data as stored (uncompressed). */
   readonly nbytes: number;
-  /** Absolute file offset of the first data byte; null inside a deflated .npz member. */
+  /**
+   * Absolute file offset of the first data byte (in its shard, for a sharded checkpoint); null
+   * inside a deflated .npz member.
+   */
   readonly offset: number | null;
+  /** The shard file that holds the tensor, as the index names it; null outside sharded checkpoints. */
+  readonly shard: string | null;
   /** The dtype as the file spells it: a .npy descr ('>i4') or a safetensors name ('BF16'). */
   readonly format_dtype: string;
   readonly fortran_order: boolean;
@@ -25,12 +30,14 @@ export interface InspectTensor {
   readonly compressed_nbytes: number | null;
 }
 
-/** `tensorops inspect --json`: {"file", "format", "size", "tensors", "not_tensors", "metadata"}. */
+/** `tensorops inspect --json`: {"file", "format", "size", "shards", "tensors", "not_tensors", "metadata"}. */
 export interface InspectReport {
   readonly file: string;
   readonly format: TensorFormat;
-  /** File size in bytes. */
+  /** File size in bytes (of the shards read, for a sharded checkpoint). */
   readonly size: number;
+  /** How many shards a sharded checkpoint's index names; null for a single file. */
+  readonly shards: number | null;
   readonly tensors: readonly InspectTensor[];
   /** .npz members that are not readable tensors (a readme, a refused header), and why. */
   readonly not_tensors: readonly { readonly name: string; readonly reason: string }[];
@@ -44,7 +51,8 @@ export function describeTensor(t: StoredTensor): InspectTensor {
     dtype: t.displayDtype,
     shape: t.shape,
     nbytes: t.nbytes,
-    offset: t.offset,
+    offset: t.shard?.offset ?? t.offset,
+    shard: t.shard?.name ?? null,
     format_dtype: t.formatDtype,
     fortran_order: t.fortranOrder,
     byte_order: t.byteOrder,

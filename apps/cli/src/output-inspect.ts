@@ -26,7 +26,7 @@ export async function emitInspect(
   const { renderTensorTable } = await import('./ui/render.js');
   for (const [i, report] of reports.entries()) {
     if (i > 0) await writeAll(io.stdout, '\n');
-    const title = `${report.file}: ${report.format}, ${formatBytes(report.size)}`;
+    const title = `${report.file}: ${report.format}, ${shardCount(report)}${formatBytes(report.size)}`;
     await renderTensorTable(report.tensors, {
       stdout: io.stdout,
       env: io.env,
@@ -49,12 +49,17 @@ function metadataLines(metadata: Readonly<Record<string, string>> | null): strin
   return `metadata:\n${lines.join('')}`;
 }
 
+function shardCount(report: InspectReport): string {
+  return report.shards === null ? '' : `${report.shards} shard${report.shards === 1 ? '' : 's'}, `;
+}
+
 /** The plain-text view of an inspect report. */
 export function inspectTable(report: InspectReport): string {
   const count = report.tensors.length;
   const lines = [
-    `${printable(report.file)}: ${report.format}, ${count} tensor${count === 1 ? '' : 's'}, ${formatBytes(report.size)}`,
+    `${printable(report.file)}: ${report.format}, ${shardCount(report)}${count} tensor${count === 1 ? '' : 's'}, ${formatBytes(report.size)}`,
   ];
+  const sharded = report.tensors.some((t) => t.shard !== null);
   if (count > 0) {
     const rows = report.tensors.map((t) => {
       const notes = [
@@ -63,7 +68,7 @@ export function inspectTable(report: InspectReport): string {
         t.byte_order === 'big' ? 'big-endian' : '',
         t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
       ].filter((x) => x !== '');
-      return [
+      const row = [
         t.name === null ? '-' : printable(t.name),
         t.dtype,
         `[${t.shape.join(', ')}]`,
@@ -71,8 +76,10 @@ export function inspectTable(report: InspectReport): string {
         t.offset === null ? '-' : String(t.offset),
         notes.join(', '),
       ];
+      return sharded ? [...row.slice(0, 5), printable(t.shard ?? '-'), ...row.slice(5)] : row;
     });
     const header = ['name', 'dtype', 'shape', 'bytes', 'offset', 'stored as'];
+    if (sharded) header.splice(5, 0, 'shard');
     const widths = header.map((h, i) =>
       // A loop, not Math.max(...rows): spreading 200k rows as arguments overflows the stack.
       rows.reduce((w, r) => Math.max(w, (r[i] as string).length), h.length),

@@ -43,6 +43,7 @@ describe('tensorops inspect', () => {
       'file',
       'format',
       'size',
+      'shards',
       'tensors',
       'not_tensors',
       'metadata',
@@ -56,6 +57,7 @@ describe('tensorops inspect', () => {
       shape: [2, 4],
       nbytes: 4,
       offset: 1703,
+      shard: null,
       format_dtype: 'F4',
       fortran_order: false,
       byte_order: 'little',
@@ -67,6 +69,7 @@ describe('tensorops inspect', () => {
       file: npy('c16-be-f3.npy'),
       format: 'npy',
       size: 512,
+      shards: null,
       tensors: [
         {
           name: null,
@@ -74,6 +77,7 @@ describe('tensorops inspect', () => {
           shape: [2, 3, 4],
           nbytes: 384,
           offset: 128,
+          shard: null,
           format_dtype: '>c16',
           fortran_order: true,
           byte_order: 'big',

@@ -49,6 +49,7 @@ export {
   safetensorsEntryTensor,
   safetensorsHeaderLength,
 } from './safetensors.js';
+export { isShardIndexPath, parseShardIndex, type ShardIndex } from './shard-index.js';
 export {
   type JsonNumber,
   type JsonObject,

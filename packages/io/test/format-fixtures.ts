@@ -62,3 +62,16 @@ export function expectTensor(t: Tensor, e: ExpectedTensor, where: string): void 
   if (e.b64 !== undefined) expect(Buffer.from(t.data).toString('base64'), where).toBe(e.b64);
   else expect(createHash('sha256').update(t.data).digest('hex'), where).toBe(e.sha256);
 }
+
+/** The sharded checkpoint of fixtures/checkpoints (scripts/fixtures/checkpoints.py). */
+export interface CheckpointsManifest {
+  index: string;
+  totalSize: number;
+  tensors: (ExpectedTensor & { shard: string; stDtype: string; b64: string })[];
+  invalid: { file: string; includes: string; verifyOnly: boolean }[];
+}
+
+export const SHARDED_DIR = join(CHECKPOINTS_DIR, 'sharded');
+export const checkpointsManifest: CheckpointsManifest = JSON.parse(
+  readFileSync(join(CHECKPOINTS_DIR, 'manifest.json'), 'utf8'),
+);

@@ -57,7 +57,7 @@ export const convertCommand: CommandSpec = {
       };
     }
     const { path, name } = resolveTensorRefOnDisk(input);
-    const file: TensorFile = await openTensorFile(path);
+    const file: TensorFile = await openTensorFile(path, { tensor: name });
     try {
       // Every tensor: an .npz member that should be one but cannot be read refuses the whole.
       for (const other of name === undefined ? file.notTensors : []) {

@@ -31,7 +31,7 @@ function compareText(a: string, b: string): number {
 async function inspectOne(ref: string, args: ParsedArgs): Promise<InspectReport> {
   const { path, name } = resolveTensorRefOnDisk(ref);
   // Headers and the zip directory only, unless --verify: then every byte.
-  const file = await openTensorFile(path);
+  const file = await openTensorFile(path, { tensor: name });
   try {
     const matches = args.filter === undefined ? () => true : nameMatcher(String(args.filter));
     let tensors = name === undefined ? file.tensors : [pickTensor(file, name)];
@@ -47,12 +47,21 @@ async function inspectOne(ref: string, args: ParsedArgs): Promise<InspectReport>
           );
         }
       }
+      // A sharded checkpoint: each opened shard holds exactly the tensors the map gives it.
+      const [extra] = file.sharded?.unmapped ?? [];
+      if (extra !== undefined) {
+        throw new TensorOpsError(
+          'E_FORMAT',
+          `${path}: shard '${printable(extra.shard)}' holds tensor '${printable(extra.name)}', which the map does not give it`,
+        );
+      }
       for (const t of tensors) await verifyTensor(file, t);
     }
     return {
       file: path,
       format: file.format,
       size: file.size,
+      shards: file.sharded?.shards ?? null,
       tensors: tensors.map(describeTensor),
       not_tensors:
         name === undefined
@@ -74,7 +83,8 @@ export const inspectCommand: CommandSpec = {
     y
       .positional('files', {
         type: 'string',
-        describe: 'tensor files; FILE:NAME shows one tensor',
+        describe:
+          'tensor files or sharded checkpoints (*.safetensors.index.json); FILE:NAME shows one tensor',
       })
       .option('filter', {
         type: 'string',
@@ -90,13 +100,17 @@ export const inspectCommand: CommandSpec = {
       .option('verify', {
         type: 'boolean',
         describe:
-          'read every byte: .npz CRCs and sizes, data filling its declared size, bool bytes 0/1',
+          'read every byte: .npz CRCs and sizes, data filling its declared size, bool bytes 0/1; each shard of a sharded checkpoint holds exactly the tensors its map gives it',
       })
       .example(
         examples([
           ['$0 inspect model.safetensors', 'names, dtypes, shapes, sizes and offsets'],
           ['$0 inspect arrays.npz --json', 'the same as one JSON document'],
           ['$0 inspect model.safetensors:embed.weight', 'one tensor'],
+          [
+            '$0 inspect model.safetensors.index.json --verify',
+            'every tensor of a sharded checkpoint with its shard; each shard holds what the map says',
+          ],
           [
             "$0 inspect model-*.safetensors --filter 'model.layers.*.weight' --sort name",
             'several files, some tensors, by name',

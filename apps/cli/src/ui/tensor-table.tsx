@@ -12,6 +12,8 @@ export interface TensorEntry {
   readonly nbytes: number;
   /** Byte offset of the data in the file; null or absent where there is none (shown as `-`). */
   readonly offset?: number | null | undefined;
+  /** The shard file of a sharded checkpoint's tensor; null or absent elsewhere. */
+  readonly shard?: string | null | undefined;
 }
 
 export interface TensorTableProps {
@@ -74,6 +76,9 @@ export function tensorTableLines(props: TensorTableProps): Line[] {
     rest.push(
       column('offset', 'right', (e) => (typeof e.offset === 'number' ? String(e.offset) : '-')),
     );
+  }
+  if (entries.some((e) => typeof e.shard === 'string')) {
+    rest.push(column('shard', 'left', (e) => printable(e.shard ?? '-')));
   }
   const restWidth = (): number => rest.reduce((n, c) => n + GAP + c.width, 0);
   const minName = Math.min(name.width, MIN_NAME);

@@ -15,6 +15,7 @@ export { readDeclaredBytes } from './read-declared.js';
 export { type ByteSource, bufferSource, openSource } from './source.js';
 export {
   rangeReadable,
+  type ShardedInfo,
   STREAM_CHUNK_BYTES,
   type StoredTensor,
   type TensorFile,
@@ -22,6 +23,7 @@ export {
 export {
   inspectTensorFile,
   type NamedTensorData,
+  type OpenTensorFileOptions,
   openTensorBytes,
   openTensorFile,
   readTensorFile,

@@ -31,6 +31,19 @@ export interface StoredTensor {
   /** .npz members only. */
   readonly compression?: 'stored' | 'deflate';
   readonly compressedBytes?: number;
+  /**
+   * Tensors of a sharded checkpoint: the shard's name in the index and the offset of the first
+   * data byte within that shard (`offset` is a position in the shards laid end to end).
+   */
+  readonly shard?: { readonly name: string; readonly offset: number };
+}
+
+/** What a sharded checkpoint's index adds to a TensorFile. */
+export interface ShardedInfo {
+  /** How many shards the index names (not all of them need be open). */
+  readonly shards: number;
+  /** Tensors the opened shards hold that the weight map does not give them (`inspect --verify`). */
+  readonly unmapped: readonly { readonly shard: string; readonly name: string }[];
 }
 
 /**
@@ -58,6 +71,8 @@ export interface TensorFile {
   readonly notTensors: readonly NotATensor[];
   /** .safetensors `__metadata__`; null when absent and for the other formats. */
   readonly metadata: Readonly<Record<string, string>> | null;
+  /** Present for a sharded checkpoint (`*.safetensors.index.json`). */
+  readonly sharded?: ShardedInfo;
   /** The tensor called `name`; without a name, the only one. Throws E_TENSOR_NOT_FOUND. */
   get(name?: string): StoredTensor;
   /** Loads one tensor: little-endian C order, integrity checked (CRC-32 for .npz members). */

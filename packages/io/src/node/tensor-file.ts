@@ -6,12 +6,14 @@ import { formatOfPath, storedDtype, type TensorFormat } from '../convert.js';
 import { encodeNpyHeader } from '../npy.js';
 import { npzMemberName } from '../npz.js';
 import { planSafetensors } from '../safetensors.js';
+import { isShardIndexPath } from '../shard-index.js';
 import { quote } from '../text.js';
 import { fileError } from './errors.js';
 import { npyReader } from './npy-file.js';
 import { npzChunks, npzReader } from './npz-file.js';
 import { formatOfMagic } from './read-declared.js';
 import { safetensorsReader } from './safetensors-file.js';
+import { openShardIndexFile } from './sharded-file.js';
 import { type ByteSource, bufferSource, openSource } from './source.js';
 import type { FormatReader, StoredTensor, TensorFile } from './stored.js';
 import { tensorFile } from './stored.js';
@@ -47,17 +49,29 @@ async function openFrom(source: ByteSource, format: TensorFormat | undefined): P
   }
 }
 
+export interface OpenTensorFileOptions {
+  /**
+   * The one tensor the caller will read. A sharded checkpoint then opens only the shard that
+   * holds it, and lists only it; other files ignore this.
+   */
+  readonly tensor?: string | undefined;
+  /** Names the file in messages instead of `path`. */
+  readonly label?: string | undefined;
+}
+
 /**
  * Opens a tensor file and reads its header (or zip directory) only; tensors are read on demand.
  * The format comes from the extension, else from the magic bytes. Pipes and devices are read
- * first, as far as their header declares (see readDeclaredBytes). Errors name the path, or
- * `options.label` (say `stdin` for `/proc/self/fd/0`). Close the
- * file when done.
+ * first, as far as their header declares (see readDeclaredBytes). A `*.safetensors.index.json`
+ * opens the sharded checkpoint it describes as one file (the headers of its shards; see
+ * `options.tensor`). Errors name the path, or `options.label` (say `stdin` for
+ * `/proc/self/fd/0`). Close the file when done.
  */
 export async function openTensorFile(
   path: string,
-  options: { readonly label?: string } = {},
+  options: OpenTensorFileOptions = {},
 ): Promise<TensorFile> {
+  if (isShardIndexPath(path)) return openShardIndexFile(path, options.tensor);
   const label = options.label ?? path;
   let source: ByteSource;
   try {

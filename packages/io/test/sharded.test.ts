@@ -1,0 +1,159 @@
+// Sharded checkpoints written by the official safetensors package, with an index as
+// huggingface_hub writes it (fixtures/checkpoints/sharded, scripts/fixtures/checkpoints.py).
+
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { tensorFrom } from '@tensorops/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isShardIndexPath, parseShardIndex } from '../src/index.js';
+import { collectStream, gatherFromFile, openTensorFile } from '../src/node/index.js';
+import { checkpointsManifest as manifest, SHARDED_DIR } from './format-fixtures.js';
+import { expectError, expectRejection } from './helpers.js';
+
+const INDEX = join(SHARDED_DIR, manifest.index);
+const b64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe('the index', () => {
+  it('is recognised by its name, whatever the case', () => {
+    expect(isShardIndexPath('a/model.safetensors.index.json')).toBe(true);
+    expect(isShardIndexPath('MODEL.SAFETENSORS.INDEX.JSON')).toBe(true);
+    expect(isShardIndexPath('model.safetensors')).toBe(false);
+    expect(isShardIndexPath('index.json')).toBe(false);
+  });
+
+  it('maps every tensor to its shard, in the index order; total_size as given', () => {
+    const index = parseShardIndex(
+      '{"metadata":{"total_size":12},"weight_map":{"b":"s2.safetensors","a":"s1.safetensors","c":"s2.safetensors"}}',
+    );
+    expect([...index.weightMap]).toEqual([
+      ['b', 's2.safetensors'],
+      ['a', 's1.safetensors'],
+      ['c', 's2.safetensors'],
+    ]);
+    expect(index.shards).toEqual(['s2.safetensors', 's1.safetensors']);
+    expect(index.totalSize).toBe(12);
+    expect(parseShardIndex('{"weight_map":{}}').totalSize).toBeNull();
+  });
+
+  it('refuses shard names that leave the folder, and accepts subfolders', () => {
+    for (const shard of [
+      '../x.safetensors',
+      'a/../../x.safetensors',
+      'a/../x.safetensors',
+      '/etc/x.safetensors',
+      'C:x.safetensors',
+      'https://example.test/x.safetensors',
+      'a\\\\x.safetensors',
+      './x.safetensors',
+      'a//x.safetensors',
+      '',
+    ]) {
+      const e = expectError(() => parseShardIndex(`{"weight_map":{"w":${JSON.stringify(shard)}}}`));
+      expect(e.code, shard).toBe('E_FORMAT');
+      expect(e.message, shard).toContain("leaves the index's folder");
+    }
+    expect(parseShardIndex('{"weight_map":{"w":"sub/x.safetensors"}}').shards).toEqual([
+      'sub/x.safetensors',
+    ]);
+  });
+});
+
+describe('a sharded checkpoint as one tensor file', () => {
+  it('lists every tensor with its shard and reads each bit for bit', async () => {
+    const f = await openTensorFile(INDEX);
+    try {
+      expect(f.format).toBe('safetensors');
+      expect(f.sharded).toEqual({ shards: 3, unmapped: [] });
+      expect(f.metadata).toEqual({ format: 'pt' });
+      expect(f.tensors.map((t) => [t.name, t.shard?.name]).sort()).toEqual(
+        manifest.tensors.map((t) => [t.name, t.shard]).sort(),
+      );
+      for (const e of manifest.tensors) {
+        const stored = f.get(e.name);
+        expect(stored.formatDtype, e.name).toBe(e.stDtype);
+        const t = await f.read(stored);
+        expect([t.dtype, t.shape, b64(t.data)], e.name).toEqual([e.dtype, e.shape, e.b64]);
+        // The stream and the ranged reader go through the shards' shared address space.
+        expect(b64((await collectStream(f.stream(stored))).data), e.name).toBe(e.b64);
+      }
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('gathers rows from a tensor of the second shard by byte ranges', async () => {
+    const e = manifest.tensors.find((t) => t.name === 'model.layers.0.mlp.up_proj.weight');
+    if (e === undefined) throw new Error('fixture');
+    const f = await openTensorFile(INDEX);
+    const rows = [15, 0, 7, 7];
+    const out = await collectStream(
+      gatherFromFile(f, f.get(e.name), tensorFrom('int32', [4], rows), { mode: 'ranged' }),
+    );
+    await f.close();
+    const src = Buffer.from(e.b64, 'base64');
+    const rowBytes = 8 * 2;
+    const expected = Buffer.concat(rows.map((r) => src.subarray(r * rowBytes, (r + 1) * rowBytes)));
+    expect(out.shape).toEqual([4, 8]);
+    expect(Buffer.from(out.data).equals(expected)).toBe(true);
+  });
+
+  it('opens only the shard of the one tensor asked for', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tensorops-sharded-'));
+    copyFileSync(INDEX, join(dir, manifest.index));
+    copyFileSync(
+      join(SHARDED_DIR, 'model-00002-of-00003.safetensors'),
+      join(dir, 'model-00002-of-00003.safetensors'),
+    );
+    const index = join(dir, manifest.index);
+    const f = await openTensorFile(index, { tensor: 'model.layers.0.position_ids' });
+    expect(f.tensors.map((t) => t.name)).toEqual(['model.layers.0.position_ids']);
+    const t = await f.read(f.get('model.layers.0.position_ids'));
+    await f.close();
+    expect(new BigInt64Array(t.data.slice().buffer)[0]).toBe(2n ** 53n + 1n);
+    const whole = await expectRejection(openTensorFile(index));
+    expect(whole.message).toBe(
+      `${index}: shard 'model-00003-of-00003.safetensors' of tensor 'lm_head.bias': cannot read: no such file or directory`,
+    );
+    const other = await expectRejection(openTensorFile(index, { tensor: 'model.norm.weight' }));
+    expect(other.message).toContain("shard 'model-00001-of-00003.safetensors' of tensor");
+    const none = await expectRejection(openTensorFile(index, { tensor: 'nope' }));
+    expect(none.code).toBe('E_TENSOR_NOT_FOUND');
+    expect(none.message).toContain("no tensor 'nope' in the weight map (it maps 'lm_head.bias',");
+  });
+
+  it('names the shard when a shard is not a valid .safetensors file', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tensorops-sharded-'));
+    writeFileSync(join(dir, 'm.safetensors.index.json'), '{"weight_map":{"w":"bad.safetensors"}}');
+    writeFileSync(join(dir, 'bad.safetensors'), new Uint8Array(4));
+    const e = await expectRejection(openTensorFile(join(dir, 'm.safetensors.index.json')));
+    expect(e.code).toBe('E_FORMAT');
+    expect(e.message).toContain(
+      "m.safetensors.index.json: shard 'bad.safetensors': not a .safetensors file",
+    );
+  });
+
+  for (const bad of manifest.invalid) {
+    it(`${bad.file}: ${bad.verifyOnly ? 'opens; the check lists the unmapped tensor' : 'one error naming the tensor or shard'}`, async () => {
+      const path = join(SHARDED_DIR, bad.file);
+      if (bad.verifyOnly) {
+        const f = await openTensorFile(path);
+        await f.close();
+        const [u] = f.sharded?.unmapped ?? [];
+        expect(u).toBeDefined();
+        expect(bad.includes).toContain(`shard '${u?.shard}' holds tensor '${u?.name}'`);
+        return;
+      }
+      const e = await expectRejection(openTensorFile(path));
+      expect(e.message.startsWith(`${path}: `)).toBe(true);
+      expect(e.message).toContain(bad.includes);
+      expect(e.message).not.toContain('\n');
+    });
+  }
+});
