@@ -82,6 +82,18 @@ describe('sharded checkpoints', () => {
     }
   });
 
+  it('--verify also checks that each shard holds exactly the tensors the map gives it', () => {
+    expect(tensorops(['inspect', INDEX, '--verify']).status).toBe(0);
+    for (const bad of manifest.invalid.filter((b) => b.verifyOnly)) {
+      const path = join(DIR, bad.file);
+      expect(tensorops(['inspect', path]).status).toBe(0);
+      const r = tensorops(['inspect', path, '--verify']);
+      expect(r.status).toBe(1);
+      expect(r.stdout.length).toBe(0);
+      expect(r.stderr).toBe(`tensorops: error: ${path}: ${bad.includes}\n`);
+    }
+  });
+
   for (const bad of manifest.invalid.filter((b) => !b.verifyOnly)) {
     it(`${bad.file}: one error line, exit 1`, () => {
       const path = join(DIR, bad.file);
