@@ -49,3 +49,4 @@ export {
   writeStdout,
   writeStream,
 } from './write.js';
+export { type OutputTarget, resolveOutputTarget, writeOutputPath } from './write-target.js';

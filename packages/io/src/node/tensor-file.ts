@@ -24,7 +24,7 @@ import {
   type TensorStream,
   widenStream,
 } from './tensor-stream.js';
-import { writeFileAtomic } from './write.js';
+import { writeOutputPath } from './write-target.js';
 
 const READERS: Record<TensorFormat, (source: ByteSource) => Promise<FormatReader>> = {
   npy: npyReader,
@@ -146,7 +146,8 @@ export interface WriteOptions {
 }
 
 /**
- * Writes tensors atomically, in the format of `path`'s extension. Everything is validated before
+ * Writes tensors to `path` (see writeOutputPath: a regular file atomically, a device or FIFO in
+ * place), in the format of `path`'s extension. Everything is validated before
  * any file is created: dtypes the format cannot store exactly are refused, bfloat16 / float8 go
  * to .npy / .npz as float32 with `widen` (exact; reported as a 'widened' note), names are checked. Data flows
  * in chunks, so streams from large files never sit whole in memory.
@@ -199,7 +200,7 @@ export async function writeTensorsFile(
   } catch (cause) {
     throw fileError(path, 'write', cause);
   }
-  await writeFileAtomic(path, chunks);
+  await writeOutputPath(path, chunks);
   return notes;
 }
 

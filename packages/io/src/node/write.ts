@@ -1,11 +1,16 @@
 // Atomic writes: the target either keeps its old content or gets the complete new file, never a
 // partial one. Data goes to a uniquely named temp file in the target's folder (so the rename stays
 // on one file system), is fsynced, then renamed over the target.
+//
+// The temp file is created and renamed with synchronous calls on purpose: a signal handler runs
+// between JavaScript tasks, so it always sees the temp file registered exactly when it exists (an
+// open or rename still running on a worker thread could recreate or move it after the handler).
 
-import { rmSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { closeSync, fsync, openSync, renameSync, rmSync, write } from 'node:fs';
+import { chmod, chown, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { promisify } from 'node:util';
 import { fileError, ioError } from './errors.js';
 
 /** One buffer, or a sequence of chunks produced lazily (an encoder may fail half-way). */
@@ -14,13 +19,15 @@ export type ByteChunks = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8
 const IO_CHUNK = 1 << 30;
 const pending = new Set<string>();
 let counter = 0;
+const writeFd = promisify(write);
+const fsyncFd = promisify(fsync);
 
 function tempPathFor(path: string): string {
   const tag = `${process.pid}.${(counter++).toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
   return join(dirname(path), `.${basename(path)}.${tag}.tmp`);
 }
 
-async function* chunksOf(data: ByteChunks): AsyncIterable<Uint8Array> {
+export async function* chunksOf(data: ByteChunks): AsyncIterable<Uint8Array> {
   if (data instanceof Uint8Array) yield data;
   else yield* data;
 }
@@ -40,47 +47,67 @@ export function removePendingTempFilesSync(): void {
   }
 }
 
-/**
- * Writes `data` to `path` atomically: temp file beside the target, write, fsync, rename. On any
- * error the temp file is removed and the target is left as it was. Errors are TensorOpsErrors
- * naming the path (E_IO for file-system failures; an encoder's own TensorOpsError keeps its code).
- */
-export async function writeFileAtomic(path: string, data: ByteChunks): Promise<void> {
-  let temp = tempPathFor(path);
-  let fh: Awaited<ReturnType<typeof open>> | undefined;
-  for (let attempt = 0; fh === undefined; attempt++) {
-    // Registered before the file exists: a signal may arrive before open() returns to us.
-    pending.add(temp);
+/** What the new file takes over from the one it replaces (as `cp` onto an existing file). */
+export interface ReplacedFile {
+  readonly mode: number;
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/** Creates and registers the temp file for `path` (a fresh name on the rare collision). */
+function createTemp(path: string): { temp: string; fd: number } {
+  for (let attempt = 0; ; attempt++) {
+    const temp = tempPathFor(path);
     try {
-      fh = await open(temp, 'wx');
+      const fd = openSync(temp, 'wx');
+      pending.add(temp);
+      return { temp, fd };
     } catch (cause) {
-      pending.delete(temp);
-      if ((cause as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 5) {
-        temp = tempPathFor(path);
-        continue;
-      }
+      if ((cause as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 5) continue;
       throw ioError(path, 'write', cause);
     }
   }
-  try {
-    for await (const chunk of chunksOf(data)) {
-      for (let at = 0; at < chunk.byteLength; ) {
-        const { bytesWritten } = await fh.write(
-          chunk,
-          at,
-          Math.min(IO_CHUNK, chunk.byteLength - at),
-        );
-        at += bytesWritten;
-      }
+}
+
+async function writeAllTo(fd: number, data: ByteChunks): Promise<void> {
+  for await (const chunk of chunksOf(data)) {
+    for (let at = 0; at < chunk.byteLength; ) {
+      const length = Math.min(IO_CHUNK, chunk.byteLength - at);
+      at += (await writeFd(fd, chunk, at, length, null)).bytesWritten;
     }
-    await fh.sync();
-    await fh.close();
-    fh = undefined;
-    await rename(temp, path);
+  }
+}
+
+/** Gives the temp file the replaced file's mode (and owner, when we may), before it is renamed. */
+async function takeOver(temp: string, replaced: ReplacedFile): Promise<void> {
+  await chmod(temp, replaced.mode & 0o7777);
+  if (process.getuid?.() === 0) await chown(temp, replaced.uid, replaced.gid).catch(() => {});
+}
+
+/**
+ * Writes `data` to `path` atomically: temp file beside the target, write, fsync, rename. On any
+ * error the temp file is removed and the target is left as it was. `replaced` carries the mode
+ * (and, for root, the owner) of the file being replaced. Errors are TensorOpsErrors naming the
+ * path (E_IO for file-system failures; an encoder's own TensorOpsError keeps its code).
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: ByteChunks,
+  replaced?: ReplacedFile,
+): Promise<void> {
+  const { temp, fd } = createTemp(path);
+  let fdOpen = true;
+  try {
+    await writeAllTo(fd, data);
+    await fsyncFd(fd);
+    closeSync(fd);
+    fdOpen = false;
+    if (replaced !== undefined) await takeOver(temp, replaced);
+    renameSync(temp, path);
     pending.delete(temp);
   } catch (cause) {
-    await fh?.close().catch(() => {});
-    await rm(temp, { force: true }).catch(() => {});
+    if (fdOpen) closeSync(fd);
+    rmSync(temp, { force: true });
     pending.delete(temp);
     throw fileError(path, 'write', cause);
   }
@@ -104,7 +131,7 @@ async function syncDirectory(dir: string): Promise<void> {
 /**
  * Writes chunks to a stream (e.g. process.stdout), waiting for 'drain' under backpressure, and
  * resolves once the last chunk is handed to the OS. Failures (EPIPE when the reader went away)
- * become E_IO errors whose `cause` keeps the original code.
+ * become E_IO errors whose `cause` keeps the original code; the chunk source is closed at once.
  */
 export async function writeStream(
   stream: Writable,

@@ -1,0 +1,194 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, listDir, REPO, tempDir, tensorops } from './helpers.js';
+
+// Every special file here is a private one made in the test's temp dir; the machine's own /dev
+// entries are never a target.
+
+const DATA = join(REPO, 'fixtures/cli/data.npy');
+const IDX = join(REPO, 'fixtures/cli/idx.npy');
+const GATHER = ['gather', DATA, IDX, '--axis', '1'];
+const EXPECTED = readFileSync(join(REPO, 'fixtures/cli/take_axis1.npy'));
+const isRoot = process.getuid?.() === 0;
+const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
+const cli = `${quote(process.execPath)} ${quote(BIN)} ${GATHER.map(quote).join(' ')}`;
+
+/** Runs a bash command line in `dir`, where the word TENSOROPS stands for the gather command. */
+function bash(
+  dir: string,
+  script: string,
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync('bash', ['-c', script.replace('TENSOROPS', () => cli)], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('-o targets: regular files are replaced atomically, anything else is written in place', () => {
+  it.runIf(isRoot)('a character device stays a device (a private copy of the null device)', () => {
+    const dir = tempDir();
+    const device = join(dir, 'null');
+    execFileSync('mknod', [device, 'c', '1', '3']);
+    const r = tensorops([...GATHER, '-o', device]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(lstatSync(device).isCharacterDevice()).toBe(true);
+    expect(listDir(dir)).toEqual(['null']);
+  });
+
+  it('a FIFO is opened and its reader gets every byte', async () => {
+    const dir = tempDir();
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const reader = spawn('cat', [fifo]);
+    const received: Buffer[] = [];
+    reader.stdout.on('data', (b: Buffer) => received.push(b));
+    const done = new Promise((resolve) => reader.on('close', resolve));
+    const r = tensorops([...GATHER, '-o', fifo]);
+    await done;
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(Buffer.concat(received).equals(EXPECTED)).toBe(true);
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(listDir(dir)).toEqual(['pipe']);
+  });
+
+  it('a listening Unix socket gets the bytes over a connection', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'sock');
+    const received: Buffer[] = [];
+    const server = createServer((c) => c.on('data', (b: Buffer) => received.push(b)));
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const child = spawn(process.execPath, [BIN, ...GATHER, '-o', path]);
+    const status = await new Promise((resolve) => child.on('close', resolve));
+    expect(lstatSync(path).isSocket()).toBe(true);
+    await new Promise((resolve) => server.close(resolve));
+    expect(status).toBe(0);
+    expect(Buffer.concat(received).equals(EXPECTED)).toBe(true);
+  });
+
+  it('a symlink chain is followed: the final file gets the data, both links stay links', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'real.npy'), 'old');
+    symlinkSync('real.npy', join(dir, 'link1'));
+    symlinkSync(join(dir, 'link1'), join(dir, 'link2'));
+    const r = tensorops([...GATHER, '-o', join(dir, 'link2')]);
+    expect(r.status).toBe(0);
+    expect(readlinkSync(join(dir, 'link2'))).toBe(join(dir, 'link1'));
+    expect(readlinkSync(join(dir, 'link1'))).toBe('real.npy');
+    expect(readFileSync(join(dir, 'real.npy')).equals(EXPECTED)).toBe(true);
+    expect(listDir(dir)).toEqual(['link1', 'link2', 'real.npy']);
+  });
+
+  it('a dangling symlink names the file to create', () => {
+    const dir = tempDir();
+    symlinkSync('made.npy', join(dir, 'link'));
+    const r = tensorops([...GATHER, '-o', join(dir, 'link')]);
+    expect(r.status).toBe(0);
+    expect(lstatSync(join(dir, 'link')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, 'made.npy')).equals(EXPECTED)).toBe(true);
+  });
+
+  it('a symlink loop is one error line, exit 1', () => {
+    const dir = tempDir();
+    symlinkSync('b', join(dir, 'a'));
+    symlinkSync('a', join(dir, 'b'));
+    const r = tensorops([...GATHER, '-o', join(dir, 'a')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^tensorops: error: .*\/a: cannot write: ELOOP\n$/);
+  });
+
+  it('/dev/fd/N of a pipe is written through the descriptor', () => {
+    const dir = tempDir();
+    const r = bash(dir, 'TENSOROPS -o /dev/fd/3 3>&1 1>stdout.txt | cat > got.npy');
+    expect(r.status).toBe(0);
+    expect(readFileSync(join(dir, 'got.npy')).equals(EXPECTED)).toBe(true);
+    expect(readFileSync(join(dir, 'stdout.txt'), 'utf8')).toBe('');
+  });
+
+  it('process substitution >(cmd) gets the bytes', () => {
+    const dir = tempDir();
+    const r = bash(dir, 'TENSOROPS -o >(cat > got.npy); wait $!');
+    expect(r.status).toBe(0);
+    expect(readFileSync(join(dir, 'got.npy')).equals(EXPECTED)).toBe(true);
+  });
+
+  it('-o /dev/stdout writes to the redirected file in place, not over it', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'log'), 'kept\n');
+    const inode = statSync(join(dir, 'log')).ino;
+    const r = bash(dir, 'TENSOROPS -o /dev/stdout >> log');
+    expect(r.status).toBe(0);
+    expect(statSync(join(dir, 'log')).ino).toBe(inode);
+    expect(
+      readFileSync(join(dir, 'log')).equals(Buffer.concat([Buffer.from('kept\n'), EXPECTED])),
+    ).toBe(true);
+  });
+
+  it('-o - is standard output', () => {
+    const r = tensorops([...GATHER, '-o', '-']);
+    expect(r.status).toBe(0);
+    expect(r.stdout.equals(EXPECTED)).toBe(true);
+  });
+
+  it('a directory target is one error line and nothing is written', () => {
+    const dir = tempDir();
+    const r = tensorops([...GATHER, '-o', dir]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`tensorops: error: ${dir}: cannot write: is a directory\n`);
+    expect(listDir(dir)).toEqual([]);
+  });
+});
+
+describe('-o target permissions, as cp', () => {
+  it('a replaced file keeps its mode (0640 stays 0640, 0444 stays 0444 for root)', () => {
+    const dir = tempDir();
+    const path = join(dir, 'out.npy');
+    writeFileSync(path, 'old');
+    chmodSync(path, 0o640);
+    expect(tensorops([...GATHER, '-o', path]).status).toBe(0);
+    expect(statSync(path).mode & 0o7777).toBe(0o640);
+    expect(readFileSync(path).equals(EXPECTED)).toBe(true);
+    if (isRoot) {
+      chmodSync(path, 0o444);
+      expect(tensorops([...GATHER, '-o', path]).status).toBe(0);
+      expect(statSync(path).mode & 0o7777).toBe(0o444);
+    }
+  });
+
+  it.runIf(isRoot)(
+    'a user who may not write the file is refused, even in a world-writable folder',
+    () => {
+      const dir = tempDir();
+      chmodSync(dir, 0o1777);
+      const path = join(dir, 'out.npy');
+      writeFileSync(path, 'root owns this');
+      chmodSync(path, 0o644);
+      chownSync(path, 0, 0);
+      const r = spawnSync(process.execPath, [BIN, ...GATHER, '-o', path], {
+        uid: 65534,
+        gid: 65534,
+        encoding: 'utf8',
+      });
+      expect(r.stderr).toBe(`tensorops: error: ${path}: cannot write: permission denied\n`);
+      expect(r.status).toBe(1);
+      expect(readFileSync(path, 'utf8')).toBe('root owns this');
+      expect(listDir(dir)).toEqual(['out.npy']);
+      expect(existsSync(path)).toBe(true);
+    },
+  );
+});

@@ -1,0 +1,184 @@
+// Where an output path's bytes go. A regular file (or a name that does not exist yet) is replaced
+// atomically; anything else that already exists (a device, FIFO, socket, /dev/stdout, /dev/fd/N,
+// a shell's >(cmd)) is written in place, because renaming over it would destroy it. Symlinks are
+// followed to their final target and stay links.
+
+import { constants, fstatSync, openSync, type Stats, write } from 'node:fs';
+import { access, lstat, open, readlink } from 'node:fs/promises';
+import { connect, Socket } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { TensorOpsError } from '@tensorops/core';
+import { ioError } from './errors.js';
+import { type ByteChunks, chunksOf, writeFileAtomic, writeStream } from './write.js';
+
+/** How a path is written, decided before any byte is produced. */
+export type OutputTarget =
+  /** An open descriptor named by the path (/dev/stdout, /dev/fd/N, /proc/self/fd/N). */
+  | { readonly kind: 'descriptor'; readonly fd: number }
+  /** An existing device, FIFO or socket at `path` (links resolved). */
+  | { readonly kind: 'in-place'; readonly path: string; readonly stats: Stats }
+  /** A regular file or a new name at `path` (links resolved); `existing` when one is replaced. */
+  | { readonly kind: 'atomic'; readonly path: string; readonly existing: Stats | undefined };
+
+const MAX_LINKS = 40;
+const DESCRIPTOR_PATH = /^\/(?:dev\/fd|proc\/self\/fd|proc\/thread-self\/fd)\/(\d+)$/;
+const STD_PATHS: Readonly<Record<string, number>> = {
+  '/dev/stdin': 0,
+  '/dev/stdout': 1,
+  '/dev/stderr': 2,
+};
+
+/** The descriptor a path names by itself (its link text would be `pipe:[…]`, not a path). */
+function descriptorOf(path: string): number | undefined {
+  if (path in STD_PATHS) return STD_PATHS[path];
+  const m = DESCRIPTOR_PATH.exec(path) ?? new RegExp(`^/proc/${process.pid}/fd/(\\d+)$`).exec(path);
+  return m ? Number(m[1]) : undefined;
+}
+
+async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(path);
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw cause;
+  }
+}
+
+/**
+ * Follows `path` through its symlinks (a dangling one names the file to create) and decides how
+ * it is written. A regular file that may not be written is refused here, as `cp` refuses it.
+ */
+export async function resolveOutputTarget(path: string): Promise<OutputTarget> {
+  let current = resolve(path);
+  try {
+    for (let hops = 0; ; hops++) {
+      const fd = descriptorOf(current);
+      if (fd !== undefined) return { kind: 'descriptor', fd };
+      const stats = await lstatOrUndefined(current);
+      if (stats === undefined) return { kind: 'atomic', path: current, existing: undefined };
+      if (stats.isSymbolicLink()) {
+        if (hops >= MAX_LINKS) throw Object.assign(new Error('ELOOP'), { code: 'ELOOP' });
+        current = resolve(dirname(current), await readlink(current));
+        continue;
+      }
+      if (stats.isDirectory()) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
+      if (!stats.isFile()) return { kind: 'in-place', path: current, stats };
+      await access(current, constants.W_OK);
+      return { kind: 'atomic', path: current, existing: stats };
+    }
+  } catch (cause) {
+    throw ioError(path, 'write', cause);
+  }
+}
+
+/**
+ * Writes `data` to the output `path` by the rules above. `label` names the output in errors (the
+ * path as the user gave it). Nothing partial is left at a regular target on failure.
+ */
+export async function writeOutputPath(path: string, data: ByteChunks): Promise<void> {
+  const target = await resolveOutputTarget(path);
+  switch (target.kind) {
+    case 'atomic':
+      return writeFileAtomic(target.path, data, target.existing);
+    case 'descriptor':
+      return writeDescriptor(target.fd, data, path);
+    case 'in-place':
+      return writeInPlace(target.path, target.stats, data, path);
+  }
+}
+
+async function writeDescriptor(fd: number, data: ByteChunks, label: string): Promise<void> {
+  if (fd === 1) return writeStream(process.stdout, data, label);
+  if (fd === 2) return writeStream(process.stderr, data, label);
+  let stats: Stats;
+  try {
+    stats = fstatSync(fd);
+  } catch (cause) {
+    throw ioError(label, 'write', cause);
+  }
+  if (stats.isFIFO() || stats.isSocket()) {
+    return writeToSocket(new Socket({ fd, readable: false, writable: true }), data, label);
+  }
+  return writeToFd(fd, data, label);
+}
+
+async function writeInPlace(
+  path: string,
+  stats: Stats,
+  data: ByteChunks,
+  label: string,
+): Promise<void> {
+  if (stats.isSocket()) return writeToSocket(await connected(path, label), data, label);
+  if (stats.isFIFO()) {
+    const fd = await openFifoForWriting(path, label);
+    return writeToSocket(new Socket({ fd, readable: false, writable: true }), data, label);
+  }
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_WRONLY);
+  } catch (cause) {
+    throw ioError(label, 'write', cause);
+  }
+  try {
+    await writeToFd(handle.fd, data, label);
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+const FIFO_RETRY_MS = 20;
+
+/**
+ * Opens a FIFO without blocking a worker thread (a blocked open would keep the process alive
+ * after a signal): non-blocking opens fail with ENXIO until a reader appears, so retry.
+ */
+async function openFifoForWriting(path: string, label: string): Promise<number> {
+  for (;;) {
+    try {
+      return openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code !== 'ENXIO') throw ioError(label, 'write', cause);
+    }
+    await new Promise((r) => setTimeout(r, FIFO_RETRY_MS));
+  }
+}
+
+function connected(path: string, label: string): Promise<Socket> {
+  return new Promise((resolvePromise, reject) => {
+    const socket = connect({ path });
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      resolvePromise(socket);
+    });
+    socket.once('error', (cause) => reject(ioError(label, 'write', cause)));
+  });
+}
+
+/** Writes everything, then ends the socket and waits until the peer has it all. */
+async function writeToSocket(socket: Socket, data: ByteChunks, label: string): Promise<void> {
+  try {
+    await writeStream(socket, data, label);
+    await new Promise<void>((resolvePromise, reject) => {
+      socket.once('error', (cause) => reject(ioError(label, 'write', cause)));
+      socket.end(() => resolvePromise());
+    });
+  } finally {
+    socket.destroy();
+  }
+}
+
+const writeFd = promisify(write);
+
+async function writeToFd(fd: number, data: ByteChunks, label: string): Promise<void> {
+  try {
+    for await (const chunk of chunksOf(data)) {
+      for (let at = 0; at < chunk.byteLength; ) {
+        at += (await writeFd(fd, chunk, at, chunk.byteLength - at, null)).bytesWritten;
+      }
+    }
+  } catch (cause) {
+    if (cause instanceof TensorOpsError) throw cause;
+    throw ioError(label, 'write', cause);
+  }
+}
