@@ -30,7 +30,9 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
       result,
       {
         output: parsed.args.output as string | undefined,
+        format: parsed.args.format as string | undefined,
         json: parsed.args.json === true,
+        header: parsed.args.header === true,
         quiet: parsed.args.quiet === true,
         color: parsed.args.color !== false,
       },
@@ -56,9 +58,19 @@ function buildParser(io: CliIO): Argv {
     .option('output', {
       alias: 'o',
       type: 'string',
-      describe: 'write the result to this file (- for stdout)',
+      describe:
+        'write the result to this file (- for stdout); a regular file is replaced atomically, a device, FIFO or /dev/fd/N is written in place',
     })
-    .option('json', { type: 'boolean', describe: 'print the result as one JSON document' })
+    .option('format', {
+      type: 'string',
+      describe:
+        'npy, npz, safetensors, json, csv or tsv (default: the -o extension, .txt is tsv; .npy on a pipe)',
+    })
+    .option('json', { type: 'boolean', describe: 'the same as --format json' })
+    .option('header', {
+      type: 'boolean',
+      describe: 'csv/tsv: a first line "# dtype D, shape [..]" (numpy.loadtxt skips it)',
+    })
     .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing but the result' })
     .option('color', {
       type: 'boolean',

@@ -1,28 +1,44 @@
 import { type BeamSequences, beamsToJson, formatTokens } from '@tensorops/gather-tree';
-import { usageError } from './args.js';
+import { parseOutputRef } from '@tensorops/io';
+import { writeOutputPath } from '@tensorops/io/node';
+import { isStdio, usageError } from './args.js';
 import { type CliIO, writeAll } from './cli-io.js';
+import { chooseFormat, isTextFormat } from './format/output-format.js';
 import type { OutputOptions } from './output.js';
 
 /**
- * Decoded beams: `--json` one document; piped, one line per beam (tokens separated by spaces,
- * batch-major order) so `head`, `cut` and `paste` work; on a terminal a readable table.
+ * Decoded beams are token sequences of different lengths, so only the text formats hold them:
+ * json one document; csv / tsv one line per beam (tokens separated by the delimiter, batch-major
+ * order). Piped without a format: one line per beam, tokens separated by spaces, so `head`, `cut`
+ * and `paste` work; on a terminal a readable table.
  */
 export async function emitBeams(
   beams: BeamSequences,
   options: OutputOptions,
   io: CliIO,
 ): Promise<void> {
-  if (options.output !== undefined)
-    throw usageError('beams prints to stdout; -o is not used (use gather-tree -o for the tensor)');
-  if (options.json) {
-    await writeAll(io.stdout, `${beamsToJson(beams)}\n`);
-    return;
+  const { output } = options;
+  const path = output === undefined || isStdio(output) ? undefined : parseOutputRef(output).path;
+  const format = chooseFormat({ format: options.format, json: options.json, path });
+  if (format !== undefined && !isTextFormat(format)) {
+    throw usageError(
+      `beams are token sequences of different lengths and .${format} cannot hold them; write json, csv or tsv (gather-tree writes the [T, B, K] tensor)`,
+    );
   }
-  if (!io.stdout.isTTY) {
-    await writeAll(io.stdout, beams.beams.map((b) => `${formatTokens(b.tokens)}\n`).join(''));
-    return;
-  }
-  await writeAll(io.stdout, beamsTable(beams));
+  const text =
+    format === 'json'
+      ? `${beamsToJson(beams)}\n`
+      : format !== undefined
+        ? beamLines(beams, format === 'csv' ? ',' : '\t')
+        : io.stdout.isTTY && output === undefined
+          ? beamsTable(beams)
+          : beams.beams.map((b) => `${formatTokens(b.tokens)}\n`).join('');
+  if (path === undefined) await writeAll(io.stdout, text);
+  else await writeOutputPath(path, new TextEncoder().encode(text));
+}
+
+function beamLines(beams: BeamSequences, delimiter: string): string {
+  return beams.beams.map((b) => `${b.tokens.join(delimiter)}\n`).join('');
 }
 
 /** The terminal table: one row per beam with its batch, beam, length and tokens. */

@@ -1,30 +1,38 @@
 import type { Tensor } from '@tensorops/core';
-import {
-  encodeNpyHeader,
-  fileStem,
-  formatOfPath,
-  isWidenable,
-  parseOutputRef,
-  widenToFloat32,
-} from '@tensorops/io';
+import { fileStem, parseOutputRef } from '@tensorops/io';
 import {
   collectStream,
+  type EncodedTensors,
+  encodeTensors,
+  isTensorStream,
   type NamedTensorData,
+  streamOfTensor,
   type TensorStream,
   type WriteNote,
-  widenStream,
-  writeTensorsFile,
+  writeOutputPath,
 } from '@tensorops/io/node';
 import { isStdio, usageError } from './args.js';
 import { type CliIO, writeAll } from './cli-io.js';
 import type { CommandResult } from './commands/command.js';
+import { delimitedChunks } from './format/delimited-text.js';
+import {
+  chooseFormat,
+  isTextFormat,
+  type OutputFormat,
+  type TextFormat,
+} from './format/output-format.js';
+import { tensorJsonChunks } from './format/tensor-json.js';
 import { emitInspect } from './output-inspect.js';
 import { createProgress } from './ui/progress.js';
 
 export interface OutputOptions {
   /** -o/--output: a path (FILE.npz:NAME / FILE.safetensors:NAME names the tensor), `-` for stdout, or undefined. */
   readonly output?: string | undefined;
+  /** --format: npy, npz, safetensors, json, csv or tsv (checked by chooseFormat). */
+  readonly format?: string | undefined;
   readonly json: boolean;
+  /** --header: a `#` comment line before CSV / TSV rows. */
+  readonly header?: boolean;
   readonly quiet: boolean;
   /** The --color flag (false for --no-color); NO_COLOR and TERM=dumb are read from the env too. */
   readonly color: boolean;
@@ -38,7 +46,12 @@ export async function emitResult(
 ): Promise<void> {
   switch (result.kind) {
     case 'tensor':
-      return emitTensor(result.tensor, result.label, options, io);
+      return emitEntries(
+        [{ name: undefined, data: result.tensor }],
+        { output: options.output, metadata: null, compress: false, label: result.label },
+        options,
+        io,
+      );
     case 'inspect':
       return emitInspect(result.reports, options, io);
     case 'beams': {
@@ -48,7 +61,12 @@ export async function emitResult(
     case 'stream': {
       const progress = startProgress(result.label, result.stream.nbytes, options, io);
       try {
-        return await emitStream(tracked(result.stream, progress), result.label, options, io);
+        return await emitEntries(
+          [{ name: undefined, data: tracked(result.stream, progress) }],
+          { output: options.output, metadata: null, compress: false, label: result.label },
+          options,
+          io,
+        );
       } finally {
         progress.finish();
         await result.dispose();
@@ -59,7 +77,7 @@ export async function emitResult(
       const progress = startProgress(result.label, total, options, io);
       const entries = result.entries.map((e) => ({ ...e, data: tracked(e.data, progress) }));
       try {
-        return await emitTensors({ ...result, entries }, options, io);
+        return await emitEntries(entries, result, options, io);
       } finally {
         progress.finish();
         await result.dispose();
@@ -123,132 +141,125 @@ function tracked(s: TensorStream, progress: ByteProgress): TensorStream {
   };
 }
 
-/**
- * Picks the sink for a tensor result: -o file (atomic, format by extension), .npy on stdout when
- * piped or with `-o -`, the --json document, or a readable view on a terminal (never binary on a
- * TTY).
- */
-export async function emitTensor(
-  t: Tensor,
-  label: string,
-  options: OutputOptions,
-  io: CliIO,
-): Promise<void> {
-  if (options.output !== undefined && !isStdio(options.output)) {
-    await writeOutputFile(options.output, [{ name: undefined, data: t }], null, options, io);
-    return;
-  }
-  if (options.json) {
-    const { tensorJson } = await import('./format/tensor-json.js');
-    await writeAll(io.stdout, tensorJson(t));
-    return;
-  }
-  if (options.output !== undefined || !io.stdout.isTTY) {
-    const npy = widenForNpy(t, options, io);
-    await writeAll(io.stdout, encodeNpyHeader(npy));
-    await writeAll(io.stdout, npy.data);
-    return;
-  }
-  const { renderTensorView } = await import('./ui/render.js');
-  await renderTensorView(t, label, { stdout: io.stdout, env: io.env, color: options.color });
+/** A tensor to write: its name (undefined: the sink picks one) and its data. */
+interface Entry {
+  readonly name: string | undefined;
+  readonly data: Tensor | TensorStream;
+}
+
+/** Where a result goes: the -o target (the convert OUT), undefined or `-` for standard output. */
+interface Destination {
+  readonly output: string | undefined;
+  readonly metadata: Readonly<Record<string, string>> | null;
+  readonly compress: boolean;
+  readonly label: string;
 }
 
 /**
- * A chunked result: written to -o or piped stdout chunk by chunk (memory stays at one chunk);
- * --json and the terminal view need it whole and collect it first.
+ * Picks the format and the sink for tensors: --format, --json or the -o extension choose the
+ * format (output-format.ts); a file is written by writeOutputPath (atomic, or in place for
+ * devices and FIFOs); standard output gets .npy bytes when piped or with `-o -`, and a readable
+ * view on a terminal (never binary unless asked for). Every format streams chunk by chunk except
+ * the terminal view.
  */
-async function emitStream(
-  s: TensorStream,
-  label: string,
+async function emitEntries(
+  entries: readonly Entry[],
+  destination: Destination,
   options: OutputOptions,
   io: CliIO,
 ): Promise<void> {
-  if (options.output !== undefined && !isStdio(options.output)) {
-    await writeOutputFile(options.output, [{ name: undefined, data: s }], null, options, io);
-    return;
+  const { output } = destination;
+  const ref = output === undefined || isStdio(output) ? undefined : parseOutputRef(output);
+  const format = chooseFormat({ format: options.format, json: options.json, path: ref?.path });
+  if (format === undefined && output === undefined && io.stdout.isTTY) {
+    return renderView(onlyEntry(entries, 'the terminal view'), destination.label, options, io);
   }
-  if (!options.json && (options.output !== undefined || !io.stdout.isTTY)) {
-    await streamNpy(s, undefined, options, io);
-    return;
-  }
-  await emitTensor(await collectStream(s), label, options, io);
+  const chosen = format ?? 'npy';
+  const { chunks, notes } = await encode(entries, chosen, ref, destination, options);
+  if (ref === undefined) await writeChunks(io.stdout, chunks);
+  else await writeOutputPath(ref.path, chunks);
+  for (const n of notes) note(io, options, n, chosen);
 }
 
-async function emitTensors(
-  result: Extract<CommandResult, { kind: 'tensors' }>,
-  options: OutputOptions,
-  io: CliIO,
-): Promise<void> {
-  if (isStdio(result.output)) {
-    const [only, ...rest] = result.entries;
-    if (only === undefined || rest.length > 0) {
-      throw usageError(
-        'standard output carries one .npy tensor; write a .npz or .safetensors file',
-      );
-    }
-    await streamNpy(only.data, only.name, options, io);
-    return;
+function onlyEntry(entries: readonly Entry[], what: string): Entry {
+  const [only, ...rest] = entries;
+  if (only === undefined || rest.length > 0) {
+    throw usageError(
+      `${what} holds one tensor and there are ${entries.length}; write a .npz or .safetensors file`,
+    );
   }
-  await writeOutputFile(
-    result.output,
-    result.entries,
-    result.metadata,
-    options,
-    io,
-    result.compress,
-  );
-}
-
-/** .npy on stdout, written chunk by chunk; bfloat16 / float8 become float32 (exact, noted). */
-async function streamNpy(
-  s: TensorStream,
-  name: string | undefined,
-  options: OutputOptions,
-  io: CliIO,
-): Promise<void> {
-  let out = s;
-  if (isWidenable(s.dtype)) {
-    note(io, options, { kind: 'widened', name: name ?? '', from: s.dtype, to: 'float32' }, 'npy');
-    out = widenStream(s);
-  }
-  await writeAll(io.stdout, encodeNpyHeader(out));
-  // writeAll resolves once the chunk is handed over, so the producer may refill the same buffer.
-  for await (const chunk of out.chunks({ reuse: true })) await writeAll(io.stdout, chunk);
-}
-
-function widenForNpy(t: Tensor, options: OutputOptions, io: CliIO): Tensor {
-  if (!isWidenable(t.dtype)) return t;
-  note(io, options, { kind: 'widened', name: '', from: t.dtype, to: 'float32' }, 'npy');
-  return widenToFloat32(t);
+  return only;
 }
 
 /**
- * Writes tensors to `target` (`FILE`, or `FILE.npz:NAME` / `FILE.safetensors:NAME`), in the
- * format of its extension (.npy for any other). A single tensor in a container is named, in this
- * order: the :NAME of the target, its own name (from the file it came from), the target's stem.
+ * The bytes of `entries` in `format`. A single tensor in a container is named, in this order:
+ * the :NAME of the target, its own name (from the file it came from), the target's stem.
  */
-async function writeOutputFile(
-  target: string,
-  entries: readonly { readonly name: string | undefined; readonly data: Tensor | TensorStream }[],
-  metadata: Readonly<Record<string, string>> | null,
+async function encode(
+  entries: readonly Entry[],
+  format: OutputFormat,
+  ref: { readonly path: string; readonly name?: string } | undefined,
+  destination: Destination,
   options: OutputOptions,
-  io: CliIO,
-  compress = false,
-): Promise<void> {
-  const { path, name } = parseOutputRef(target);
-  const format = formatOfPath(path) ?? 'npy';
-  if (name !== undefined && format === 'npy') {
-    throw usageError(`${path}: a .npy file holds one unnamed tensor; drop ':${name}'`);
+): Promise<EncodedTensors> {
+  const name = ref?.name;
+  const where = ref?.path ?? 'standard output';
+  if (name !== undefined && (format === 'npy' || isTextFormat(format))) {
+    throw usageError(`${where}: a .${format} file holds one unnamed tensor; drop ':${name}'`);
+  }
+  if (isTextFormat(format)) {
+    const stream = asStream(onlyEntry(entries, `.${format}`).data);
+    return { chunks: textChunks(stream, format, options.header === true), notes: [] };
   }
   if (name !== undefined && entries.length !== 1) {
-    throw usageError(`${target}: ':${name}' names one tensor, but there are ${entries.length}`);
+    throw usageError(
+      `${ref?.path}:${name}: ':${name}' names one tensor, but there are ${entries.length}`,
+    );
   }
+  // Unnamed on standard output: numpy's arr_0 in a container; .npy stores no name at all.
+  const fallback = ref !== undefined ? fileStem(ref.path) : format === 'npy' ? '' : 'arr_0';
   const named: NamedTensorData[] = entries.map((e) => ({
-    name: entries.length === 1 ? (name ?? e.name ?? fileStem(path)) : (e.name ?? fileStem(path)),
+    name: entries.length === 1 ? (name ?? e.name ?? fallback) : (e.name ?? fallback),
     data: e.data,
   }));
-  const notes = await writeTensorsFile(path, named, { format, metadata, compress, widen: true });
-  for (const n of notes) note(io, options, n, format);
+  return encodeTensors(named, format, ref?.path ?? 'stdout', {
+    metadata: destination.metadata,
+    compress: destination.compress,
+    widen: true,
+  });
+}
+
+function asStream(data: Tensor | TensorStream): TensorStream {
+  return isTensorStream(data) ? data : streamOfTensor(data);
+}
+
+function textChunks(
+  s: TensorStream,
+  format: TextFormat,
+  header: boolean,
+): AsyncIterable<Uint8Array> | Iterable<Uint8Array> {
+  if (format === 'json') return tensorJsonChunks(s);
+  return delimitedChunks(s, { delimiter: format === 'csv' ? ',' : '\t', header });
+}
+
+/** Hands chunks to standard output one at a time: memory stays at one chunk. */
+export async function writeChunks(
+  stream: CliIO['stdout'],
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+): Promise<void> {
+  // writeAll resolves once the chunk is handed over, so the producer may refill the same buffer.
+  for await (const chunk of chunks) await writeAll(stream, chunk);
+}
+
+async function renderView(
+  entry: Entry,
+  label: string,
+  options: OutputOptions,
+  io: CliIO,
+): Promise<void> {
+  const t = isTensorStream(entry.data) ? await collectStream(entry.data) : entry.data;
+  const { renderTensorView } = await import('./ui/render.js');
+  await renderTensorView(t, label, { stdout: io.stdout, env: io.env, color: options.color });
 }
 
 function note(io: CliIO, options: OutputOptions, n: WriteNote, format: string): void {

@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gather, tensorFrom } from '@tensorops/core';
 import { decodeNpy, encodeNpy } from '@tensorops/io';
@@ -113,10 +113,13 @@ describe('-o picks the format by extension', () => {
     );
   });
 
-  it('other extensions stay .npy, as before', () => {
+  it('another extension needs --format (a usage error without it, no file written)', () => {
     const dir = tempDir();
     const out = join(dir, 'rows.bin');
-    expect(tensorops(['gather', data, idx, '--axis', '1', '-o', out]).status).toBe(0);
+    expect(tensorops(['gather', data, idx, '--axis', '1', '-o', out]).status).toBe(2);
+    expect(existsSync(out)).toBe(false);
+    const r = tensorops(['gather', data, idx, '--axis', '1', '-o', out, '--format', 'npy']);
+    expect(r.status).toBe(0);
     expect(readFileSync(out).equals(golden)).toBe(true);
   });
 });

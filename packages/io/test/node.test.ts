@@ -165,6 +165,20 @@ describe('writeFileAtomic / writeTensorFile', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('refuses more dimensions than numpy reads (64) in .npy and .npz, before creating a file', async () => {
+    const deep = tensorFrom('uint8', Array(65).fill(1), [7]);
+    for (const name of ['deep.npy', 'deep.npz']) {
+      const error = await expectRejection(writeTensorFile(join(dir, name), deep));
+      expect(error.code).toBe('E_SHAPE');
+      expect(error.message).toMatch(
+        /has 65 dimensions and numpy reads \.np[yz] arrays of at most 64$/,
+      );
+    }
+    expect(readdirSync(dir)).toEqual([]);
+    await writeTensorFile(join(dir, 'ok.npy'), tensorFrom('uint8', Array(64).fill(1), [7]));
+    expect(decodeNpy(readFileSync(join(dir, 'ok.npy'))).shape).toHaveLength(64);
+  });
+
   it('refuses a dtype .npy cannot hold before creating any file', async () => {
     const path = join(dir, 'out.npy');
     const error = await expectRejection(writeTensorFile(path, tensorFrom('bfloat16', [1], [1])));

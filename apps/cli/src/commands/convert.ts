@@ -1,4 +1,4 @@
-import { formatOfPath, parseOutputRef } from '@tensorops/io';
+import { parseOutputRef } from '@tensorops/io';
 import {
   openTensorFile,
   resolveTensorRefOnDisk,
@@ -6,13 +6,14 @@ import {
   type TensorFile,
 } from '@tensorops/io/node';
 import { isStdio, usageError } from '../args.js';
+import { chooseFormat } from '../format/output-format.js';
 import { loadTensor } from '../inputs.js';
 import { namesHint, pickTensor } from '../tensor-names.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const convertCommand: CommandSpec = {
   command: 'convert <in> <out>',
-  describe: 'convert between .npy, .npz and .safetensors, bit for bit',
+  describe: 'convert between .npy, .npz and .safetensors bit for bit, or to JSON, CSV, TSV',
   builder: (y) =>
     y
       .positional('in', {
@@ -22,7 +23,7 @@ export const convertCommand: CommandSpec = {
       .positional('out', {
         type: 'string',
         describe:
-          'the file to write, format by extension (OUT.npz:NAME names a single tensor), or -',
+          'the file to write, format by --format or the extension (OUT.npz:NAME names a single tensor), or - for stdout',
       })
       .option('compress', {
         type: 'boolean',
@@ -37,13 +38,21 @@ export const convertCommand: CommandSpec = {
             'bfloat16 becomes float32 (exact)',
           ],
           ['$0 convert data.npy data.safetensors:x', 'a .npy tensor stored under the name x'],
+          ['$0 convert arrays.npz:x x.csv', 'one tensor as CSV (numpy.loadtxt reads it back)'],
+          ['$0 convert data.npy - --format tsv | head', 'tab-separated text on stdout'],
         ]),
       ),
   run: async (args, io) => {
     const input = String(args.in);
     const output = String(args.out);
     if (args.output !== undefined) throw usageError('convert writes to OUT; -o is not used');
-    const target = isStdio(output) ? 'npy' : (formatOfPath(parseOutputRef(output).path) ?? 'npy');
+    const target =
+      chooseFormat({
+        format: args.format as string | undefined,
+        json: args.json === true,
+        path: isStdio(output) ? undefined : parseOutputRef(output).path,
+      }) ?? 'npy';
+    const holdsOne = target !== 'npz' && target !== 'safetensors';
     if (isStdio(input)) {
       const tensor = await loadTensor('-', io);
       return {
@@ -64,15 +73,15 @@ export const convertCommand: CommandSpec = {
         if (other.kind === 'unreadable') file.get(other.name);
       }
       const picked = name === undefined ? file.tensors : [pickTensor(file, name)];
-      if (target === 'npy' && picked.length !== 1) {
+      if (holdsOne && picked.length !== 1) {
         const names = namesHint(
           path,
           picked.map((t) => t.name),
         );
         throw usageError(
           picked.length === 0
-            ? `${path} holds no tensors: nothing to write to a .npy file`
-            : `${path} holds ${picked.length} tensors, a .npy file one: pick one as ${path}:NAME or write .npz/.safetensors; ${names}`,
+            ? `${path} holds no tensors: nothing to write to a .${target} file`
+            : `${path} holds ${picked.length} tensors, a .${target} file one: pick one as ${path}:NAME or write .npz/.safetensors; ${names}`,
         );
       }
       // stream() checks every dtype now (F4/F6 are refused before any file is created); the

@@ -21,7 +21,10 @@ export {
   type TensorFile,
 } from './stored.js';
 export {
+  type EncodedTensors,
+  encodeTensors,
   inspectTensorFile,
+  NPY_MAX_DIMS,
   type NamedTensorData,
   type OpenTensorFileOptions,
   openTensorBytes,

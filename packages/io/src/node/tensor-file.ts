@@ -145,21 +145,28 @@ export interface WriteOptions {
   readonly widen?: boolean;
 }
 
+/** numpy's NPY_MAXDIMS: a .npy header of more dimensions cannot be read back by numpy. */
+export const NPY_MAX_DIMS = 64;
+
+/** The bytes of a tensor file, produced on demand, and the notes the encoding made. */
+export interface EncodedTensors {
+  readonly chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+  readonly notes: readonly WriteNote[];
+}
+
 /**
- * Writes tensors to `path` (see writeOutputPath: a regular file atomically, a device or FIFO in
- * place), in the format of `path`'s extension. Everything is validated before
- * any file is created: dtypes the format cannot store exactly are refused, bfloat16 / float8 go
- * to .npy / .npz as float32 with `widen` (exact; reported as a 'widened' note), names are checked. Data flows
- * in chunks, so streams from large files never sit whole in memory.
+ * Encodes tensors as one file of `format`, validating everything before the first byte: dtypes
+ * the format cannot store exactly are refused, bfloat16 / float8 go to .npy / .npz as float32
+ * with `widen` (exact; reported as a 'widened' note), names and ranks are checked. Data flows in
+ * chunks, so streams from large files never sit whole in memory. `label` prefixes errors.
  */
-export async function writeTensorsFile(
-  path: string,
+export async function encodeTensors(
   entries: readonly NamedTensorData[],
-  options: WriteOptions = {},
-): Promise<WriteNote[]> {
-  const format = options.format ?? formatOfPath(path) ?? 'npy';
+  format: TensorFormat,
+  label: string,
+  options: Omit<WriteOptions, 'format'> = {},
+): Promise<EncodedTensors> {
   const notes: WriteNote[] = [];
-  let chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
   try {
     if (format === 'npy' && entries.length !== 1) {
       throw new TensorOpsError(
@@ -172,6 +179,12 @@ export async function writeTensorsFile(
       if (names.has(name)) throw new TensorOpsError('E_VALUE', `two tensors named ${quote(name)}`);
       names.add(name);
       if (!isTensorStream(data)) checkTensor(data, `tensor ${quote(name)}`);
+      if (format !== 'safetensors' && data.shape.length > NPY_MAX_DIMS) {
+        throw new TensorOpsError(
+          'E_SHAPE',
+          `${format === 'npy' ? 'the result' : `tensor ${quote(name)}`} has ${data.shape.length} dimensions and numpy reads .${format} arrays of at most ${NPY_MAX_DIMS}`,
+        );
+      }
       const stream = isTensorStream(data) ? data : streamOfTensor(data);
       const to = storedDtype(stream.dtype, format, format === 'npy' ? undefined : name);
       if (to === stream.dtype) return stream;
@@ -188,20 +201,35 @@ export async function writeTensorsFile(
     if (format !== 'safetensors' && metadata !== null && Object.keys(metadata).length > 0) {
       notes.push({ kind: 'metadata-dropped', keys: Object.keys(metadata).length, format });
     }
-    if (format === 'npy') chunks = npyChunks(streams[0] as TensorStream, path);
-    else if (format === 'safetensors') chunks = safetensorsChunks(entries, streams, metadata, path);
-    else {
-      for (const { name } of entries) npzMemberName(name);
-      chunks = await npzChunks(
-        entries.map((e, i) => ({ name: e.name, data: streams[i] as TensorStream })),
-        { compress: options.compress === true },
-      );
+    if (format === 'npy') return { chunks: npyChunks(streams[0] as TensorStream, label), notes };
+    if (format === 'safetensors') {
+      return { chunks: safetensorsChunks(entries, streams, metadata, label), notes };
     }
+    for (const { name } of entries) npzMemberName(name);
+    const chunks = await npzChunks(
+      entries.map((e, i) => ({ name: e.name, data: streams[i] as TensorStream })),
+      { compress: options.compress === true },
+    );
+    return { chunks, notes };
   } catch (cause) {
-    throw fileError(path, 'write', cause);
+    throw fileError(label, 'write', cause);
   }
+}
+
+/**
+ * Encodes tensors (see {@link encodeTensors}) in the format of `path`'s extension (.npy for
+ * others, or `options.format`) and writes them as {@link writeOutputPath} does: a regular file
+ * atomically, a device or FIFO in place. Nothing is created when validation fails.
+ */
+export async function writeTensorsFile(
+  path: string,
+  entries: readonly NamedTensorData[],
+  options: WriteOptions = {},
+): Promise<WriteNote[]> {
+  const format = options.format ?? formatOfPath(path) ?? 'npy';
+  const { chunks, notes } = await encodeTensors(entries, format, path, options);
   await writeOutputPath(path, chunks);
-  return notes;
+  return [...notes];
 }
 
 async function* npyChunks(stream: TensorStream, path: string): AsyncIterable<Uint8Array> {
