@@ -1,20 +1,23 @@
 import { removePendingTempFilesSync } from '@tensorops/io/node';
 import { run } from './main.js';
+import { closedStdout, stdoutWasClosed } from './stdout-state.js';
 
-// Closing the pipe early (`| head`) is a normal exit, not an error.
+// A failed write to stdout is reported by the write that failed (main.ts prints one line); this
+// handler only keeps the stream's 'error' event from becoming an uncaught exception. Closing the
+// pipe early (`| head`) is a normal exit.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
-  throw error;
+  process.exitCode = 1;
 });
 
-// On Ctrl-C or a kill, no half-written output may remain: drop the temp files of atomic writes.
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const) {
+// A signal that ends the process removes the temp files of atomic writes (targets stay as they
+// were), then ends the process by the same signal, so the shell sees 128+N. Re-raising it with
+// the default action ends the process at once, even while a worker thread is blocked (opening a
+// FIFO nobody writes to), which process.exit() would wait for.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) {
   process.once(signal, () => {
     removePendingTempFilesSync();
-    process.exit(code);
+    process.kill(process.pid, signal);
   });
 }
 
@@ -25,7 +28,7 @@ run(process.argv.slice(2), {
     return process.stdin;
   },
   stdinFd: 0,
-  stdout: process.stdout,
+  stdout: stdoutWasClosed() ? closedStdout : process.stdout,
   stderr: process.stderr,
   env: process.env,
 }).then((code) => {

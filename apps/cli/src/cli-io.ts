@@ -1,3 +1,5 @@
+import { ioError } from '@tensorops/io/node';
+
 /** The process streams and environment a run may use; tests pass their own. */
 export interface CliStream {
   write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): boolean;
@@ -14,9 +16,26 @@ export interface CliIO {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-/** Resolves once `chunk` has been handed to the stream, so nothing is lost when the process ends. */
+/**
+ * Resolves once `chunk` has been handed to standard output, so nothing is lost when the process
+ * ends. A failed write (a full disk, a closed descriptor, EPIPE) rejects with one E_IO error whose
+ * `cause` keeps the system error; a synchronous stream (a file or device) throws from write().
+ */
 export function writeAll(stream: CliStream, chunk: Uint8Array | string): Promise<void> {
   return new Promise((resolve, reject) => {
-    stream.write(chunk, (error) => (error ? reject(error) : resolve()));
+    const fail = (error: unknown) => reject(ioError('standard output', 'write', error));
+    try {
+      stream.write(chunk, (error) => (error ? fail(error) : resolve()));
+    } catch (error) {
+      fail(error);
+    }
   });
+}
+
+/** EPIPE: the reader went away (`| head`), a normal end for a pipeline stage. */
+export function isBrokenPipe(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if ((e as NodeJS.ErrnoException).code === 'EPIPE') return true;
+  }
+  return false;
 }

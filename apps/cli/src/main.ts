@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import yargs, { type Argv } from 'yargs';
 import { protectDashes, unwrapOperands, usageError } from './args.js';
-import { type CliIO, writeAll } from './cli-io.js';
+import { type CliIO, isBrokenPipe, writeAll } from './cli-io.js';
 import type { CommandSpec, ParsedArgs } from './commands/command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT_OK, EXIT_USAGE, errorLine, exitCodeFor } from './exit-codes.js';
@@ -40,6 +40,7 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
     );
     return EXIT_OK;
   } catch (error) {
+    if (isBrokenPipe(error)) return EXIT_OK;
     if (error instanceof ShortUsage) {
       io.stderr.write(`${error.message}\n`);
       return EXIT_USAGE;

@@ -26,7 +26,7 @@ const fx = (name: string): string => join(REPO, 'fixtures', 'cli', `${name}.npy`
 /** A .npy of `count` float32 zeros, sparse on disk (header, then a hole). */
 function zerosNpy(dir: string, count: number): string {
   const path = join(dir, 'zeros.npy');
-  const header = encodeNpyHeader({ dtype: 'float32', shape: [count], data: new Uint8Array(0) });
+  const header = encodeNpyHeader({ dtype: 'float32', shape: [count] });
   const fd = openSync(path, 'w');
   writeSync(fd, header);
   ftruncateSync(fd, header.byteLength + count * 4);

@@ -5,6 +5,7 @@ import { gatherElementsCommand } from './gather-elements.js';
 import { gatherNDCommand } from './gather-nd.js';
 import { beamsCommand, gatherTreeCommand } from './gather-tree.js';
 import { inspectCommand } from './inspect.js';
+import { showCommand } from './show.js';
 
 /** Every command, in the order `--help` lists them. */
 export const COMMANDS: readonly CommandSpec[] = [
@@ -14,5 +15,6 @@ export const COMMANDS: readonly CommandSpec[] = [
   gatherTreeCommand,
   beamsCommand,
   inspectCommand,
+  showCommand,
   convertCommand,
 ];

@@ -17,6 +17,9 @@ const REASONS: Readonly<Record<string, string>> = {
   EPIPE: 'broken pipe',
   EIO: 'input/output error',
   EFBIG: 'file too large',
+  EBADF: 'the descriptor is closed',
+  ELOOP: 'too many levels of symbolic links',
+  ENXIO: 'no reader or device',
 };
 
 function reason(cause: unknown): string {

@@ -1,3 +1,4 @@
+export { fileError, ioError } from './errors.js';
 export {
   type FileGatherMode,
   type FileGatherOptions,

@@ -1,0 +1,117 @@
+import {
+  closeSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { tensorFrom } from '@tensorops/core';
+import { encodeNpy, encodeNpyHeader } from '@tensorops/io';
+import { writeTensorsFile } from '@tensorops/io/node';
+import { describe, expect, it } from 'vitest';
+import { listDir, REPO, tempDir, tensorops } from './helpers.js';
+
+const TEXT = join(REPO, 'fixtures/text');
+const rows = tensorFrom('float32', [3, 2], [0.5, -1, 2, 3, Number.NaN, 1e-5]);
+
+async function containers(dir: string): Promise<{ npz: string; safetensors: string }> {
+  const npz = join(dir, 'a.npz');
+  const safetensors = join(dir, 'a.safetensors');
+  const other = tensorFrom('int64', [1], [2n ** 60n]);
+  const entries = [
+    { name: 'rows', data: rows },
+    { name: 'other', data: other },
+  ];
+  await writeTensorsFile(npz, entries, { compress: true });
+  await writeTensorsFile(safetensors, entries);
+  return { npz, safetensors };
+}
+
+describe('tensorops show', () => {
+  it('pipes one stored tensor as .npy, whatever the container', async () => {
+    const dir = tempDir();
+    const { npz, safetensors } = await containers(dir);
+    for (const ref of [`${npz}:rows`, `${safetensors}:rows`]) {
+      const r = tensorops(['show', ref]);
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.stdout.equals(Buffer.from(encodeNpy(rows)))).toBe(true);
+    }
+    const npy = tensorops(['show', join(TEXT, 'int64.npy')]);
+    expect(npy.stdout.equals(readFileSync(join(TEXT, 'int64.npy')))).toBe(true);
+  });
+
+  it('--format, --json and -o FILE.csv choose the format', async () => {
+    const dir = tempDir();
+    const { safetensors } = await containers(dir);
+    const csv = tensorops(['show', `${safetensors}:rows`, '--format', 'csv']);
+    expect(csv.stdout.toString()).toBe('0.5,-1.0\n2.0,3.0\nnan,1e-05\n');
+    const json = tensorops(['show', `${safetensors}:other`, '--json']);
+    expect(json.stdout.toString()).toBe(
+      '{"dtype":"int64","shape":[1],"data":[1152921504606846976]}\n',
+    );
+    const out = join(dir, 'f32.tsv');
+    expect(tensorops(['show', join(TEXT, 'float32.npy'), '-o', out]).status).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(readFileSync(join(TEXT, 'float32.tsv'), 'utf8'));
+  });
+
+  it('--head N keeps the first N entries along axis 0, from files and stdin', async () => {
+    const dir = tempDir();
+    const { npz, safetensors } = await containers(dir);
+    for (const ref of [`${npz}:rows`, `${safetensors}:rows`]) {
+      const r = tensorops(['show', ref, '--head', '2', '--format', 'csv']);
+      expect(r.stdout.toString(), ref).toBe('0.5,-1.0\n2.0,3.0\n');
+    }
+    const piped = tensorops(['show', '-', '--head', '1', '--json'], { input: encodeNpy(rows) });
+    expect(piped.stdout.toString()).toBe('{"dtype":"float32","shape":[1,2],"data":[[0.5,-1.0]]}\n');
+    const more = tensorops(['show', join(TEXT, 'rank3.npy'), '--head', '9', '--format', 'csv']);
+    expect(more.stdout.toString()).toBe(readFileSync(join(TEXT, 'rank3.csv'), 'utf8'));
+    const none = tensorops(['show', join(TEXT, 'rank3.npy'), '--head', '0', '--json']);
+    expect(none.stdout.toString()).toBe('{"dtype":"int32","shape":[0,3,4],"data":[]}\n');
+  });
+
+  it('--head reads only the bytes of those entries (the kernel counts what was read)', () => {
+    const dir = tempDir();
+    const path = join(dir, 'big.npy');
+    // 64 MiB of zeros, sparse on disk.
+    const header = encodeNpyHeader({ dtype: 'float32', shape: [16384, 1024] });
+    const fd = openSync(path, 'w');
+    writeSync(fd, header);
+    ftruncateSync(fd, header.byteLength + 64 * 2 ** 20);
+    closeSync(fd);
+    // rchar of /proc/self/io: every byte the process read, its own code included.
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(
+      probe,
+      "process.on('exit', () => require('fs').writeSync(2, /rchar: (\\d+)/.exec(require('fs').readFileSync('/proc/self/io', 'utf8'))[1]));",
+    );
+    const bytesRead = (args: string[]): number => {
+      const r = tensorops(['show', path, ...args], { nodeArgs: ['-r', probe] });
+      expect(r.status).toBe(0);
+      return Number(r.stderr);
+    };
+    const head = bytesRead(['--head', '2', '--format', 'csv']);
+    const whole = bytesRead(['--format', 'npy']);
+    expect(whole).toBeGreaterThan(64 * 2 ** 20);
+    expect(head).toBeLessThan(whole - 60 * 2 ** 20);
+  });
+
+  it('usage errors: a negative --head, --head of a scalar, a container without :NAME', async () => {
+    const dir = tempDir();
+    const { npz } = await containers(dir);
+    const negative = tensorops(['show', join(TEXT, 'int8.npy'), '--head=-1']);
+    expect(negative.status).toBe(2);
+    expect(negative.stderr).toBe(
+      "tensorops: error: --head takes a count of entries (0 or more), got '-1'\n",
+    );
+    const scalar = tensorops(['show', join(TEXT, 'scalar.npy'), '--head', '1']);
+    expect(scalar.status).toBe(2);
+    expect(scalar.stderr).toContain('--head needs a tensor of at least one dimension');
+    const unnamed = tensorops(['show', npz]);
+    expect(unnamed.status).toBe(1);
+    expect(unnamed.stderr).toContain("holds 2 tensors ('rows', 'other'); pick one");
+    expect(listDir(dir)).toEqual(['a.npz', 'a.safetensors']);
+  });
+});
