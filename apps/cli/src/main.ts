@@ -33,6 +33,7 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
         format: parsed.args.format as string | undefined,
         json: parsed.args.json === true,
         header: parsed.args.header === true,
+        force: parsed.args.force === true,
         quiet: parsed.args.quiet === true,
         color: parsed.args.color !== false,
       },
@@ -68,6 +69,10 @@ function buildParser(io: CliIO): Argv {
         'npy, npz, safetensors, json, csv or tsv (default: the -o extension, .txt is tsv; .npy on a pipe)',
     })
     .option('json', { type: 'boolean', describe: 'the same as --format json' })
+    .option('force', {
+      type: 'boolean',
+      describe: '-o FILE.npz:NAME / FILE.safetensors:NAME may replace a file holding other tensors',
+    })
     .option('header', {
       type: 'boolean',
       describe: 'csv/tsv: a first line "# dtype D, shape [..]" (numpy.loadtxt skips it)',

@@ -6,7 +6,10 @@ import {
   encodeTensors,
   isTensorStream,
   type NamedTensorData,
+  openTensorFile,
+  resolveOutputTarget,
   streamOfTensor,
+  type TensorFile,
   type TensorStream,
   type WriteNote,
   writeOutputPath,
@@ -33,6 +36,8 @@ export interface OutputOptions {
   readonly json: boolean;
   /** --header: a `#` comment line before CSV / TSV rows. */
   readonly header?: boolean;
+  /** --force: `-o FILE.npz:NAME` may replace a file that holds other tensors. */
+  readonly force?: boolean;
   readonly quiet: boolean;
   /** The --color flag (false for --no-color); NO_COLOR and TERM=dumb are read from the env too. */
   readonly color: boolean;
@@ -211,6 +216,9 @@ async function encode(
     const stream = asStream(onlyEntry(entries, `.${format}`).data);
     return { chunks: textChunks(stream, format, options.header === true), notes: [] };
   }
+  if (ref !== undefined && name !== undefined && options.force !== true) {
+    await refuseDroppingOthers(ref.path, name);
+  }
   if (name !== undefined && entries.length !== 1) {
     throw usageError(
       `${ref?.path}:${name}: ':${name}' names one tensor, but there are ${entries.length}`,
@@ -227,6 +235,33 @@ async function encode(
     compress: destination.compress,
     widen: true,
   });
+}
+
+/**
+ * `-o FILE.npz:NAME` writes a file holding that one tensor. When FILE already holds other tensors
+ * they would be lost, so that needs --force (an archive is never edited in place: the whole file
+ * is replaced atomically, or not at all).
+ */
+async function refuseDroppingOthers(path: string, name: string): Promise<void> {
+  const target = await resolveOutputTarget(path);
+  if (target.kind !== 'atomic' || target.existing === undefined) return;
+  let file: TensorFile;
+  try {
+    file = await openTensorFile(target.path);
+  } catch {
+    return; // not a tensor file: replaced like any other file
+  }
+  const others = file.tensors.flatMap((t) => (t.name === name ? [] : [t.name ?? '']));
+  await file.close();
+  if (others.length === 0) return;
+  const shown = others
+    .slice(0, 3)
+    .map((n) => `'${n}'`)
+    .join(', ');
+  const more = others.length > 3 ? ` and ${others.length - 3} more` : '';
+  throw usageError(
+    `${path} holds other tensors (${shown}${more}) and writing ${path}:${name} replaces the whole file; pass --force to replace it, or write to another file`,
+  );
 }
 
 function asStream(data: Tensor | TensorStream): TensorStream {

@@ -12,6 +12,8 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { tensorFrom } from '@tensorops/core';
+import { writeTensorsFile } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
 import { BIN, listDir, REPO, tempDir, tensorops } from './helpers.js';
 
@@ -193,4 +195,54 @@ describe('-o target permissions, as cp', () => {
       expect(existsSync(path)).toBe(true);
     },
   );
+});
+
+describe('-o FILE.npz:NAME over a file holding other tensors', () => {
+  it('is refused without --force (exit 2, the file unchanged); --force replaces the file', async () => {
+    const dir = tempDir();
+    for (const ext of ['npz', 'safetensors']) {
+      const path = join(dir, `multi.${ext}`);
+      await writeTensorsFile(path, [
+        { name: 'rows', data: tensorFrom('int8', [1], [1]) },
+        { name: 'keep', data: tensorFrom('int8', [1], [2]) },
+      ]);
+      const before = readFileSync(path);
+      const r = tensorops([...GATHER, '-o', `${path}:rows`]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe(
+        `tensorops: error: ${path} holds other tensors ('keep') and writing ${path}:rows replaces the whole file; pass --force to replace it, or write to another file\n`,
+      );
+      expect(readFileSync(path).equals(before)).toBe(true);
+      expect(tensorops([...GATHER, '-o', `${path}:rows`, '--force']).status).toBe(0);
+      const listed = tensorops(['inspect', path, '--json']);
+      const names = JSON.parse(listed.stdout.toString()).tensors.map(
+        (t: { name: string }) => t.name,
+      );
+      expect(names).toEqual(['rows']);
+      // Holding only that tensor, it is simply replaced.
+      expect(tensorops([...GATHER, '-o', `${path}:rows`]).status).toBe(0);
+    }
+    expect(listDir(dir)).toEqual(['multi.npz', 'multi.safetensors']);
+  });
+});
+
+describe('results numpy cannot read', () => {
+  it('a result of more than 64 dimensions is refused for .npy, written as JSON', async () => {
+    const dir = tempDir();
+    const idx = join(dir, 'idx.safetensors');
+    await writeTensorsFile(idx, [
+      { name: 'i', data: tensorFrom('int64', Array(65).fill(1), [1n]) },
+    ]);
+    const data = join(REPO, 'fixtures/text/int8.npy'); // [1, 3]
+    const out = join(dir, 'deep.npy');
+    const r = tensorops(['gather', data, idx, '--axis', '1', '-o', out]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      `tensorops: error: ${out}: the result has 66 dimensions and numpy reads .npy arrays of at most 64\n`,
+    );
+    expect(listDir(dir)).toEqual(['idx.safetensors']);
+    const json = tensorops(['gather', data, idx, '--axis', '1', '--json']);
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout.toString()).shape).toHaveLength(66);
+  });
 });
