@@ -111,7 +111,7 @@ describe('tensorops show', () => {
     expect(scalar.stderr).toContain('--head needs a tensor of at least one dimension');
     const unnamed = tensorops(['show', npz]);
     expect(unnamed.status).toBe(1);
-    expect(unnamed.stderr).toContain("holds 2 tensors ('rows', 'other'); pick one");
+    expect(unnamed.stderr).toContain("holds 2 tensors ('rows', 'other')");
     expect(listDir(dir)).toEqual(['a.npz', 'a.safetensors']);
   });
 });
