@@ -1,3 +1,4 @@
+import type { HttpSourceOptions } from '@tensorops/io';
 import { ioError } from '@tensorops/io/node';
 
 /** The process streams and environment a run may use; tests pass their own. */
@@ -14,6 +15,8 @@ export interface CliIO {
   readonly stdout: CliStream;
   readonly stderr: CliStream;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** How http(s):// inputs are read (set by the run from its flags and environment). */
+  readonly http?: HttpSourceOptions;
 }
 
 /**

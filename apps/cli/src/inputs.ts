@@ -11,6 +11,7 @@ import {
 } from '@tensorops/io/node';
 import { isStdio, usageError } from './args.js';
 import type { CliIO } from './cli-io.js';
+import { openOptions } from './remote.js';
 import { stdinFilePath } from './stdin.js';
 import { pickTensor } from './tensor-names.js';
 
@@ -42,7 +43,7 @@ type Opened =
 async function openRef(ref: string, io: CliIO): Promise<Opened> {
   if (!isStdio(ref)) {
     const { path, name } = resolveTensorRefOnDisk(ref);
-    return { file: await openTensorFile(path, { tensor: name }), name };
+    return { file: await openTensorFile(path, openOptions(name, io)), name };
   }
   const path = stdinFilePath(io);
   if (path !== undefined) return { file: await openTensorFile(path, { label: 'stdin' }) };
@@ -97,7 +98,11 @@ export async function openDataInput(
   const { file, name } = opened;
   try {
     const stored = pickTensor(file, name);
-    const ranged = stored.dtype !== undefined && stored.nbytes >= minBytes && rangeReadable(stored);
+    const ranged =
+      stored.dtype !== undefined &&
+      // Over the network only the ranges a gather needs are fetched, however small the tensor.
+      (stored.nbytes >= minBytes || file.readMany !== undefined) &&
+      rangeReadable(stored);
     if (ranged) return { kind: 'file', file, stored };
     const tensor = await file.read(stored);
     await file.close();

@@ -7,6 +7,7 @@ import type { CommandSpec, ParsedArgs } from './commands/command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT_OK, EXIT_USAGE, errorLine, exitCodeFor } from './exit-codes.js';
 import { emitResult } from './output.js';
+import { httpOptions } from './remote.js';
 import { usageErrorOf } from './usage-errors.js';
 
 const VERSION: string = JSON.parse(
@@ -25,7 +26,10 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
       await writeAll(io.stdout, parsed.text.endsWith('\n') ? parsed.text : `${parsed.text}\n`);
       return EXIT_OK;
     }
-    const result = await parsed.spec.run(parsed.args, io);
+    const result = await parsed.spec.run(parsed.args, {
+      ...io,
+      http: httpOptions(parsed.args, io),
+    });
     await emitResult(
       result,
       {
@@ -85,6 +89,19 @@ function buildParser(io: CliIO): Argv {
     })
     // Integer flags keep the text as typed, so integerOption can refuse 1.5 or 0x10 itself.
     .parserConfiguration({ 'parse-numbers': false })
+    .option('header', {
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      describe:
+        "for http(s):// inputs: send 'Name: value' (repeatable; also TENSOROPS_HTTP_HEADERS, one per line); values are never printed",
+    })
+    .option('max-download', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'for http(s):// inputs: bytes a server that ignores Range requests may send whole (default 0)',
+    })
     .strict()
     .recommendCommands()
     .demandCommand(1, 'no command given')

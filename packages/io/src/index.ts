@@ -31,6 +31,14 @@ export {
 } from './npy-header.js';
 export { checkDeflateRatio, DEFLATE_MAX_RATIO, npzMemberName, npzTensorName } from './npz.js';
 export {
+  type HttpEvent,
+  HttpSource,
+  type HttpSourceOptions,
+  isHttpUrl,
+  openHttpSource,
+  printableUrl,
+} from './remote/http-source.js';
+export {
   type DecodedSafetensors,
   decodeSafetensors,
   dtypeOfSafetensors,

@@ -40,6 +40,20 @@ export function parseOutputRef(ref: string): TensorRef {
   return cut < 0 ? { path: ref } : { path: ref.slice(0, cut), name: ref.slice(cut + 1) };
 }
 
+/**
+ * Splits an http(s) reference, which cannot be checked against the file system: after the first
+ * `.safetensors.index.json:`, `.safetensors:`, `.npz:` or `.npy:` (as outputs are split), so a
+ * URL's own colons (scheme, port) never cut it.
+ */
+export function parseUrlRef(ref: string): TensorRef {
+  const at = ref.toLowerCase().indexOf('.safetensors.index.json:');
+  if (at >= 0) {
+    const cut = at + '.safetensors.index.json'.length;
+    return { path: ref.slice(0, cut), name: ref.slice(cut + 1) };
+  }
+  return parseOutputRef(ref);
+}
+
 /** `a/b/model.safetensors` -> `model`: the default name of a tensor stored into a container. */
 export function fileStem(path: string): string {
   const base = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);

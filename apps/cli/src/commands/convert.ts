@@ -8,6 +8,7 @@ import {
 import { isStdio, usageError } from '../args.js';
 import { chooseFormat } from '../format/output-format.js';
 import { loadTensor } from '../inputs.js';
+import { openOptions } from '../remote.js';
 import { namesHint, pickTensor } from '../tensor-names.js';
 import { type CommandSpec, examples } from './command.js';
 
@@ -66,7 +67,7 @@ export const convertCommand: CommandSpec = {
       };
     }
     const { path, name } = resolveTensorRefOnDisk(input);
-    const file: TensorFile = await openTensorFile(path, { tensor: name });
+    const file: TensorFile = await openTensorFile(path, openOptions(name, io));
     try {
       // Every tensor: an .npz member that should be one but cannot be read refuses the whole.
       for (const other of name === undefined ? file.notTensors : []) {

@@ -1,8 +1,10 @@
 import { TensorOpsError } from '@tensorops/core';
 import { openTensorFile, resolveTensorRefOnDisk, type StoredTensor } from '@tensorops/io/node';
 import { choiceOption, isStdio, usageError } from '../args.js';
+import type { CliIO } from '../cli-io.js';
 import { describeTensor, type InspectReport } from '../inspect-report.js';
 import { nameMatcher } from '../name-glob.js';
+import { openOptions } from '../remote.js';
 import { pickTensor } from '../tensor-names.js';
 import { printable } from '../ui/layout.js';
 import { verifyTensor } from '../verify.js';
@@ -28,10 +30,10 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-async function inspectOne(ref: string, args: ParsedArgs): Promise<InspectReport> {
+async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<InspectReport> {
   const { path, name } = resolveTensorRefOnDisk(ref);
   // Headers and the zip directory only, unless --verify: then every byte.
-  const file = await openTensorFile(path, { tensor: name });
+  const file = await openTensorFile(path, openOptions(name, io));
   try {
     const matches = args.filter === undefined ? () => true : nameMatcher(String(args.filter));
     let tensors = name === undefined ? file.tensors : [pickTensor(file, name)];
@@ -118,12 +120,12 @@ export const inspectCommand: CommandSpec = {
           ['$0 inspect checkpoint.npz --verify', 'check every byte; exit 1 naming a bad tensor'],
         ]),
       ),
-  run: async (args) => {
+  run: async (args, io) => {
     const refs = (args.files as readonly string[]).map(String);
     if (refs.some(isStdio)) throw usageError('inspect reads a file, not standard input');
     if (args.output !== undefined) throw usageError('inspect prints to stdout; -o is not used');
     const reports: InspectReport[] = [];
-    for (const ref of refs) reports.push(await inspectOne(ref, args));
+    for (const ref of refs) reports.push(await inspectOne(ref, args, io));
     return { kind: 'inspect', reports };
   },
 };

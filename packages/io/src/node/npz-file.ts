@@ -65,7 +65,14 @@ async function openZip(source: ByteSource): Promise<ZipFile> {
   };
   try {
     if (source.fd !== undefined) return await yauzl.fromFdPromise(source.fd, options);
-    const bytes = source.bytes as Uint8Array;
+    if (source.bytes === undefined) {
+      return await yauzl.fromRandomAccessReaderPromise(
+        sourceReader(yauzl, source),
+        source.size,
+        options,
+      );
+    }
+    const bytes = source.bytes;
     return await yauzl.fromBufferPromise(
       Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
       options,
@@ -73,6 +80,23 @@ async function openZip(source: ByteSource): Promise<ZipFile> {
   } catch (cause) {
     throw zipError(cause, 'not a readable .npz (zip) file');
   }
+}
+
+/** A source that is neither a file nor a buffer (a URL), as yauzl's random-access reader. */
+function sourceReader(
+  yauzl: typeof import('yauzl'),
+  source: ByteSource,
+): InstanceType<typeof yauzl.RandomAccessReader> {
+  class SourceReader extends yauzl.RandomAccessReader {
+    override _readStreamForRange(start: number, end: number): Readable {
+      return Readable.from(
+        (async function* () {
+          yield Buffer.from((await readExactly(source, start, end - start, '.npz')).buffer);
+        })(),
+      );
+    }
+  }
+  return new SourceReader();
 }
 
 /**

@@ -33,15 +33,44 @@ class ConcatSource implements ByteSource {
   readonly fd = undefined;
   readonly bytes = undefined;
 
+  readonly readMany?: ByteSource['readMany'];
+
   constructor(
     readonly label: string,
     private readonly parts: readonly Part[],
     readonly size: number,
-  ) {}
+  ) {
+    if (parts.length > 0 && parts.every((p) => p.source.readMany !== undefined)) {
+      this.readMany = (reads) => this.readManyRemote(reads);
+    }
+  }
 
-  read(target: Uint8Array, position: number): Promise<number> {
+  private partOf(position: number): Part | undefined {
     let part: Part | undefined;
     for (const p of this.parts) if (p.base <= position) part = p;
+    return part;
+  }
+
+  /** Each shard's reads in one call of its own readMany, the shards concurrently. */
+  private async readManyRemote(
+    reads: readonly { position: number; target: Uint8Array }[],
+  ): Promise<void> {
+    const byPart = new Map<Part, { position: number; target: Uint8Array }[]>();
+    for (const r of reads) {
+      const part = this.partOf(r.position) as Part;
+      const list = byPart.get(part) ?? [];
+      list.push({ position: r.position - part.base, target: r.target });
+      byPart.set(part, list);
+    }
+    await Promise.all(
+      [...byPart].map(([part, list]) =>
+        (part.source.readMany as NonNullable<ByteSource['readMany']>)(list),
+      ),
+    );
+  }
+
+  read(target: Uint8Array, position: number): Promise<number> {
+    const part = this.partOf(position);
     if (part === undefined) return Promise.resolve(0);
     const end = part.base + part.source.size;
     const length = Math.max(0, Math.min(target.length, end - position));

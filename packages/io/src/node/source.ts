@@ -17,6 +17,11 @@ export interface ByteSource {
   readonly bytes: Uint8Array | undefined;
   /** Fills `target` from `position` on; returns the bytes read (fewer only at the end). */
   read(target: Uint8Array, position: number): Promise<number>;
+  /**
+   * Remote sources: fills many ranges (each within the source) at once, merging them into few
+   * requests. Its presence says that every read is a network round trip.
+   */
+  readMany?(reads: readonly { position: number; target: Uint8Array }[]): Promise<void>;
   close(): Promise<void>;
 }
 

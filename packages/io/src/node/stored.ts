@@ -90,6 +90,11 @@ export interface TensorFile {
    * (opened from bytes); undefined for a file on disk or a range past the end.
    */
   bytesInMemory(position: number, length: number): Uint8Array | undefined;
+  /**
+   * Present for files read over the network: fills many ranges at once (merged into few
+   * requests); executors should then read only what they need, never whole regions.
+   */
+  readMany?(reads: readonly { position: number; target: Uint8Array }[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -241,6 +246,9 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
       if (bytes === undefined || position < 0 || position + length > bytes.length) return undefined;
       return bytes.subarray(position, position + length);
     },
+    ...(source.readMany === undefined
+      ? {}
+      : { readMany: (reads) => (source.readMany as NonNullable<typeof source.readMany>)(reads) }),
     async close() {
       await reader.close();
       await source.close();

@@ -5,6 +5,12 @@ import { checkTensor, type Dtype, type Tensor, TensorOpsError } from '@tensorops
 import { formatOfPath, storedDtype, type TensorFormat } from '../convert.js';
 import { encodeNpyHeader } from '../npy.js';
 import { npzMemberName } from '../npz.js';
+import {
+  type HttpSourceOptions,
+  isHttpUrl,
+  openHttpSource,
+  printableUrl,
+} from '../remote/http-source.js';
 import { planSafetensors } from '../safetensors.js';
 import { isShardIndexPath } from '../shard-index.js';
 import { quote } from '../text.js';
@@ -13,7 +19,7 @@ import { npyReader } from './npy-file.js';
 import { npzChunks, npzReader } from './npz-file.js';
 import { formatOfMagic } from './read-declared.js';
 import { safetensorsReader } from './safetensors-file.js';
-import { openShardIndexFile } from './sharded-file.js';
+import { openShardedFile, openShardIndexFile, readIndexText } from './sharded-file.js';
 import { type ByteSource, bufferSource, openSource } from './source.js';
 import type { FormatReader, StoredTensor, TensorFile } from './stored.js';
 import { tensorFile } from './stored.js';
@@ -57,6 +63,8 @@ export interface OpenTensorFileOptions {
   readonly tensor?: string | undefined;
   /** Names the file in messages instead of `path`. */
   readonly label?: string | undefined;
+  /** For `http://` / `https://` paths: headers, `maxDownload`, retries (see HttpSourceOptions). */
+  readonly http?: HttpSourceOptions | undefined;
 }
 
 /**
@@ -71,6 +79,7 @@ export async function openTensorFile(
   path: string,
   options: OpenTensorFileOptions = {},
 ): Promise<TensorFile> {
+  if (isHttpUrl(path)) return openTensorUrl(path, options);
   if (isShardIndexPath(path)) return openShardIndexFile(path, options.tensor);
   const label = options.label ?? path;
   let source: ByteSource;
@@ -80,6 +89,41 @@ export async function openTensorFile(
     throw fileError(label, 'read', cause);
   }
   return openFrom(source, formatOfPath(label));
+}
+
+/**
+ * A file on an HTTP(S) server, read by byte ranges: the header with one or two requests, tensors
+ * and gathers with only the ranges they need. An index URL opens its shards beside it.
+ */
+async function openTensorUrl(url: string, options: OpenTensorFileOptions): Promise<TensorFile> {
+  const label = printableUrl(url);
+  let source: ByteSource;
+  let pathname: string;
+  try {
+    pathname = decodeURIComponent(new URL(url).pathname);
+    source = await openHttpSource(url, options.http);
+  } catch (cause) {
+    throw fileError(label, 'read', cause);
+  }
+  if (!isShardIndexPath(pathname)) return openFrom(source, formatOfPath(pathname));
+  try {
+    let text: string;
+    try {
+      text = await readIndexText(source);
+    } finally {
+      await source.close();
+    }
+    const shardUrl = (shard: string): string =>
+      new URL(shard.split('/').map(encodeURIComponent).join('/'), url).href;
+    return await openShardedFile(
+      label,
+      text,
+      (shard) => openHttpSource(shardUrl(shard), options.http),
+      options.tensor,
+    );
+  } catch (cause) {
+    throw fileError(label, 'read', cause);
+  }
 }
 
 /** {@link openTensorFile} over bytes already in memory (`label` names them in messages). */

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
-import { resolveTensorRef, type TensorRef } from '../tensor-ref.js';
+import { isHttpUrl } from '../remote/http-source.js';
+import { parseUrlRef, resolveTensorRef, type TensorRef } from '../tensor-ref.js';
 
 /** Anything that can be opened for reading as a file: regular files, devices, named pipes. */
 function isOpenable(path: string): boolean {
@@ -11,9 +12,10 @@ function isOpenable(path: string): boolean {
 }
 
 /**
- * Splits `file.npz:NAME` / `file.safetensors:NAME` / `file.npy` against the file system: the whole
+ * Splits `file.npz:NAME` (URLs: `https://host/model.safetensors:NAME`, see parseUrlRef) / `file.safetensors:NAME` / `file.npy` against the file system: the whole
  * reference when it exists, else the longest existing prefix before a ':' (see resolveTensorRef).
  */
 export function resolveTensorRefOnDisk(ref: string): TensorRef {
+  if (isHttpUrl(ref)) return parseUrlRef(ref);
   return resolveTensorRef(ref, isOpenable);
 }

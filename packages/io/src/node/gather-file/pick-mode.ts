@@ -18,7 +18,8 @@ const SCAN_MAX_BYTES = 1 << 30;
 export function pickMode(ctx: RunContext): FileGatherMode {
   const { batch, outer, axisSize, perBatch, blockBytes, positions } = ctx.plan;
   const regionBytes = axisSize * blockBytes;
-  if (regionBytes === 0) return 'ranged';
+  // Over the network every byte costs: only the ranges the output needs are fetched.
+  if (regionBytes === 0 || ctx.file.readMany !== undefined) return 'ranged';
   // Counted without runsOf: one Run object per run of indices would cost more than the count.
   let reads = 0;
   for (let b = 0; b < batch; b++) {

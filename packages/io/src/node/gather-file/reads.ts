@@ -11,6 +11,14 @@ export interface PendingRead {
 }
 
 export async function runReads(ctx: RunContext, reads: PendingRead[]): Promise<void> {
+  if (ctx.file.readMany !== undefined) {
+    // Over the network: one call, which merges neighbouring ranges into few requests.
+    try {
+      return await ctx.file.readMany(reads);
+    } catch (cause) {
+      throw fileError(ctx.file.path, 'read', cause);
+    }
+  }
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < reads.length) {

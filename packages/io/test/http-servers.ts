@@ -1,0 +1,129 @@
+// Real HTTP servers on 127.0.0.1 for the remote-reading tests: files served by `send` (the static
+// file server behind Express: Range, ETag, Last-Modified, If-Range, If-Match,
+// If-Unmodified-Since), with faults injected around it. Every request and body byte is counted.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import send from 'send';
+
+export interface SeenRequest {
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  status: number;
+  /** Body bytes sent. */
+  bytes: number;
+}
+
+export interface Faults {
+  /** Serve whole files: the Range header is dropped before `send` sees it. */
+  readonly ignoreRange?: boolean;
+  /** The first n requests after the first answer this status (e.g. 503) instead. */
+  readonly failNext?: { readonly count: number; readonly status: number };
+  /** The first n requests after the first cut the connection after `after` body bytes. */
+  readonly dropNext?: { readonly count: number; readonly after: number };
+  /** Wait this long before answering each request. */
+  readonly delayMs?: number;
+  /** After the first request, answer with headers and then send nothing. */
+  readonly stall?: boolean;
+  /** Answer 401 unless the request carries this Authorization value. */
+  readonly authorization?: string;
+}
+
+export interface TestServer {
+  readonly url: string;
+  readonly requests: SeenRequest[];
+  /** Most requests in flight at once. */
+  readonly maxInFlight: number;
+  faults: Faults;
+  close(): Promise<void>;
+}
+
+/** Body bytes sent so far across all requests. */
+export function bytesSent(server: TestServer): number {
+  return server.requests.reduce((n, r) => n + r.bytes, 0);
+}
+
+export async function serveFolder(root: string, faults: Faults = {}): Promise<TestServer> {
+  const requests: SeenRequest[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const state = { faults };
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const seen: SeenRequest = { path: req.url ?? '', headers: req.headers, status: 0, bytes: 0 };
+    requests.push(seen);
+    const index = requests.length - 1;
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    const f = state.faults;
+    const write = res.write.bind(res);
+    const end = res.end.bind(res);
+    const count = (chunk: unknown): boolean => {
+      if (chunk === undefined || typeof chunk === 'function') return true;
+      const length =
+        typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).length;
+      const drop = f.dropNext !== undefined && index >= 1 && index <= f.dropNext.count;
+      if (drop && seen.bytes + length > (f.dropNext as { after: number }).after) {
+        const keep = Math.max(0, (f.dropNext as { after: number }).after - seen.bytes);
+        write((chunk as Uint8Array).subarray(0, keep));
+        seen.bytes += keep;
+        res.socket?.destroy();
+        return false;
+      }
+      seen.bytes += length;
+      return true;
+    };
+    res.write = ((chunk: unknown, ...rest: unknown[]) =>
+      count(chunk) ? write(chunk as Uint8Array, ...(rest as [])) : false) as typeof res.write;
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      if (!count(chunk)) return res;
+      return end(chunk as Uint8Array, ...(rest as []));
+    }) as typeof res.end;
+    res.on('close', () => {
+      inFlight--;
+      seen.status = res.statusCode;
+    });
+    const answer = (): void => {
+      if (f.authorization !== undefined && req.headers.authorization !== f.authorization) {
+        res.statusCode = 401;
+        res.end('unauthorized');
+        return;
+      }
+      if (f.failNext !== undefined && index >= 1 && index <= f.failNext.count) {
+        res.statusCode = f.failNext.status;
+        res.setHeader('Retry-After', '0');
+        res.end('try again');
+        return;
+      }
+      if (f.stall === true && index >= 1) {
+        res.writeHead(206, { 'Content-Range': 'bytes 0-0/1' });
+        res.flushHeaders();
+        return;
+      }
+      if (f.ignoreRange === true) delete req.headers.range;
+      send(req, decodeURIComponent((req.url ?? '/').split('?')[0] as string), { root }).pipe(res);
+    };
+    if (f.delayMs !== undefined) setTimeout(answer, f.delayMs);
+    else answer();
+  };
+  const server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    get faults() {
+      return state.faults;
+    },
+    set faults(value: Faults) {
+      state.faults = value;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
