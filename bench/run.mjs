@@ -347,6 +347,7 @@ async function main() {
     }
   }
   if (kernelIds.includes('W1')) benchIndexText(opts);
+  if (opts.ids.includes('W8')) await (await import('./lib/remote.mjs')).remoteBench(opts);
   if (opts.json) {
     writeFileSync(opts.json, `${JSON.stringify({ env, opts, whole, rows }, null, 2)}\n`);
   }
