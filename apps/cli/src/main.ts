@@ -89,7 +89,7 @@ function buildParser(io: CliIO): Argv {
     })
     // Integer flags keep the text as typed, so integerOption can refuse 1.5 or 0x10 itself.
     .parserConfiguration({ 'parse-numbers': false })
-    .option('header', {
+    .option('http-header', {
       type: 'string',
       array: true,
       requiresArg: true,

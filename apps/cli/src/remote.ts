@@ -1,4 +1,4 @@
-// How the CLI reads http:// and https:// inputs: the headers to send (--header, and
+// How the CLI reads http:// and https:// inputs: the headers to send (--http-header, and
 // TENSOROPS_HTTP_HEADERS: one `Name: value` per line), how much a server that ignores Range may
 // send whole (--max-download), and with TENSOROPS_DEBUG=1 one stderr line per request. Header
 // values are sent, never printed: a malformed header is reported by its position, and the debug
@@ -24,7 +24,7 @@ function parseHeaders(lines: readonly string[], where: string, into: Record<stri
 
 /** The HTTP options of one run, from its flags and environment. */
 export function httpOptions(
-  args: { readonly header?: unknown; readonly 'max-download'?: unknown },
+  args: { readonly 'http-header'?: unknown; readonly 'max-download'?: unknown },
   io: CliIO,
 ): HttpSourceOptions {
   const headers: Record<string, string> = {};
@@ -36,8 +36,8 @@ export function httpOptions(
       headers,
     );
   }
-  const flags = args.header === undefined ? [] : [args.header].flat().map(String);
-  parseHeaders(flags, '--header', headers);
+  const flags = args['http-header'] === undefined ? [] : [args['http-header']].flat().map(String);
+  parseHeaders(flags, '--http-header', headers);
   const maxDownload = integerOption('max-download', args['max-download'], 0);
   if (maxDownload < 0) throw usageError('--max-download takes a byte count >= 0');
   const debug = io.env.TENSOROPS_DEBUG === '1';

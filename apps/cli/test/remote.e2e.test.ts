@@ -78,7 +78,7 @@ describe('http(s):// inputs', () => {
         join(REPO, 'fixtures', 'cli', 'idx_axis0_i32.npy'),
         '-o',
         out,
-        '--header',
+        '--http-header',
         `Authorization: ${SECRET}`,
       ],
       { TENSOROPS_DEBUG: '1' },
@@ -103,18 +103,21 @@ describe('http(s):// inputs', () => {
   it('fails with one line, and no secret, when the server refuses or the header is malformed', async () => {
     server = await checkpointServer();
     const index = `${server.url}/model.safetensors.index.json?token=s3cr3t-t0ken`;
-    const denied = await run(['inspect', index, '--header', 'Authorization: Bearer wrong-s3cr3t'], {
-      TENSOROPS_DEBUG: '1',
-    });
+    const denied = await run(
+      ['inspect', index, '--http-header', 'Authorization: Bearer wrong-s3cr3t'],
+      {
+        TENSOROPS_DEBUG: '1',
+      },
+    );
     expect(denied.status).toBe(1);
     expect(denied.stderr.split('\n')[1]).toBe(
-      `tensorops: error: ${server.url}/model.safetensors.index.json?…: HTTP 401 Unauthorized (pass credentials with --header or TENSOROPS_HTTP_HEADERS)`,
+      `tensorops: error: ${server.url}/model.safetensors.index.json?…: HTTP 401 Unauthorized (pass credentials with --http-header or TENSOROPS_HTTP_HEADERS)`,
     );
     expect(denied.stderr).not.toContain('s3cr3t');
-    const bad = await run(['inspect', index, '--header', 's3cr3t-without-colon']);
+    const bad = await run(['inspect', index, '--http-header', 's3cr3t-without-colon']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toBe(
-      "tensorops: error: --header #1 is not 'Name: value' (its value is not shown)\n",
+      "tensorops: error: --http-header #1 is not 'Name: value' (its value is not shown)\n",
     );
   });
 

@@ -199,7 +199,7 @@ describe('reading over HTTP', () => {
     const url = `${server.url}/table.safetensors?sig=s3cr3t-t0ken`;
     const e = await expectRejection(openTensorFile(url));
     expect(e.message).toBe(
-      `${server.url}/table.safetensors?…: HTTP 401 Unauthorized (pass credentials with --header or TENSOROPS_HTTP_HEADERS)`,
+      `${server.url}/table.safetensors?…: HTTP 401 Unauthorized (pass credentials with --http-header or TENSOROPS_HTTP_HEADERS)`,
     );
     const events: string[] = [];
     const f = await openTensorFile(url, {

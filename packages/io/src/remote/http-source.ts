@@ -343,7 +343,9 @@ export class HttpSource {
     }
     if (s !== 206) {
       const hint =
-        s === 401 || s === 403 ? ' (pass credentials with --header or TENSOROPS_HTTP_HEADERS)' : '';
+        s === 401 || s === 403
+          ? ' (pass credentials with --http-header or TENSOROPS_HTTP_HEADERS)'
+          : '';
       return ioError(`${this.label}: HTTP ${s} ${res.statusText}${hint}`);
     }
     const range = parseContentRange(res.headers.get('content-range'));
