@@ -1,4 +1,4 @@
-// The kernel workloads of issue 7 (W1-W7). Each one builds its inputs from a fixed seed and says
+// The kernel workloads W1-W7. Each one builds its inputs from a fixed seed and says
 // how tensorops, numpy (bench/numpy-peer.py) and onnxruntime compute the same output.
 import { createTensor } from '../../packages/core/dist/index.js';
 import { randomBits, randomInt32, randomInt64 } from './data.mjs';
