@@ -99,7 +99,7 @@ describe('data on stdin', () => {
   });
 
   it.skipIf(!existsSync(TIME))(
-    'a 128 MiB .npy through a pipe: held once, the output streamed (peak < data + 100 MiB)',
+    'a 128 MiB .npy through a pipe: held once, the output streamed (peak < data + 128 MiB)',
     () => {
       const dir = tempDir();
       const data = join(dir, 'd.npy');
@@ -117,7 +117,9 @@ describe('data on stdin', () => {
       ]);
       expect(r.status).toBe(0);
       const peakMiB = Number(r.stderr.trim().split('\n').at(-1)) / 1024;
-      expect(peakMiB).toBeLessThan(128 + 100);
+      // Alone the run peaks near data + 90 MiB (node's own ~47 MiB included) and a busy machine adds
+      // a little; holding the data twice, the defect this guards, peaks above data * 2 + 47 MiB.
+      expect(peakMiB).toBeLessThan(128 + 128);
       const got = readFileSync(out);
       const view = new Int32Array(got.buffer, got.byteOffset + 128, rows * 1024);
       for (const k of [0, 1, rows >> 1, rows - 1]) {
