@@ -6,10 +6,10 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeNpy } from '@tensorops/io';
 import { afterEach, describe, expect, it } from 'vitest';
+import { copyShardedCheckpoint } from '../../../packages/io/test/format-fixtures.js';
 import { serveFolder, type TestServer } from '../../../packages/io/test/http-servers.js';
 import { BIN, REPO, tempDir } from './helpers.js';
 
-const SHARDED = join(REPO, 'fixtures', 'checkpoints', 'sharded');
 const SECRET = 'Bearer s3cr3t-t0ken';
 const manifest = JSON.parse(
   readFileSync(join(REPO, 'fixtures', 'checkpoints', 'manifest.json'), 'utf8'),
@@ -42,14 +42,7 @@ afterEach(async () => {
 
 async function checkpointServer(): Promise<TestServer> {
   const dir = tempDir();
-  for (const f of [
-    'model.safetensors.index.json',
-    'model-00001-of-00003.safetensors',
-    'model-00002-of-00003.safetensors',
-    'model-00003-of-00003.safetensors',
-  ]) {
-    copyFileSync(join(SHARDED, f), join(dir, f));
-  }
+  copyShardedCheckpoint(dir);
   return serveFolder(dir, { authorization: SECRET });
 }
 

@@ -1,7 +1,7 @@
 // The .npz and .safetensors fixtures (scripts/fixtures/npz.py, safetensors.py) and their manifests.
 
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Tensor } from '@tensorops/core';
@@ -72,6 +72,18 @@ export interface CheckpointsManifest {
 }
 
 export const SHARDED_DIR = join(CHECKPOINTS_DIR, 'sharded');
+
+/** Copies the well-formed sharded checkpoint (its index and three shards) into `dir`. */
+export function copyShardedCheckpoint(dir: string): void {
+  for (const file of [
+    'model.safetensors.index.json',
+    'model-00001-of-00003.safetensors',
+    'model-00002-of-00003.safetensors',
+    'model-00003-of-00003.safetensors',
+  ]) {
+    copyFileSync(join(SHARDED_DIR, file), join(dir, file));
+  }
+}
 export const checkpointsManifest: CheckpointsManifest = JSON.parse(
   readFileSync(join(CHECKPOINTS_DIR, 'manifest.json'), 'utf8'),
 );

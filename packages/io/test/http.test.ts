@@ -14,7 +14,7 @@ import {
   writeTensorsFile,
 } from '../src/node/index.js';
 import type { HttpSourceOptions } from '../src/remote/http-source.js';
-import { checkpointsManifest, NPZ_DIR, SHARDED_DIR } from './format-fixtures.js';
+import { checkpointsManifest, copyShardedCheckpoint, NPZ_DIR } from './format-fixtures.js';
 import { expectRejection } from './helpers.js';
 import { bytesSent, serveFolder, type TestServer } from './http-servers.js';
 
@@ -218,14 +218,7 @@ describe('reading over HTTP', () => {
 
 describe('containers over HTTP', () => {
   it('opens only the shards a tensor needs from a sharded checkpoint', async () => {
-    for (const file of [
-      'model.safetensors.index.json',
-      'model-00001-of-00003.safetensors',
-      'model-00002-of-00003.safetensors',
-      'model-00003-of-00003.safetensors',
-    ]) {
-      copyFileSync(join(SHARDED_DIR, file), join(dir, file));
-    }
+    copyShardedCheckpoint(dir);
     const url = `${server.url}/model.safetensors.index.json`;
     const f = await openTensorFile(url, { tensor: 'model.norm.weight' });
     const t = await f.read(f.get('model.norm.weight'));
