@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planSafetensors } from '../../packages/io/dist/index.js';
 import { randomInt32, sha256, writeNpy } from './data.mjs';
-import { CLI } from './file-to-file.mjs';
+import { CLI } from './whole-process.mjs';
 import { median } from './timing.mjs';
 
 // `send` is a devDependency of @tensorops/io (its HTTP tests serve files with it).
