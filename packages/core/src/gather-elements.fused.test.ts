@@ -17,7 +17,8 @@ import {
 } from './gather-elements.js';
 import { createTensor, type Tensor, tensorFrom } from './tensor.js';
 import { gatherElementsWasm } from './wasm/gather-elements.js';
-import { setWasmKernelsEnabled, wasmKernels } from './wasm/runtime.js';
+import { setWasmKernelsEnabled } from './wasm/instantiate.js';
+import { wasmKernels } from './wasm/runtime.js';
 
 // The wasm kernels on for outputs of any size, so that these small cases run them.
 beforeEach(() => setWasmKernelsEnabled(true, 0));

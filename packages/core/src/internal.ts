@@ -14,7 +14,6 @@ export {
 export { outputTensor } from './tensor.js';
 export {
   setWasmKernelsEnabled,
-  type TreeKernel,
-  type WasmKernels,
-  wasmKernels,
-} from './wasm/runtime.js';
+  type WasmInstance,
+  wasmModule,
+} from './wasm/instantiate.js';

@@ -11,7 +11,7 @@ const INTERNAL = [
   'outputTensor',
   'setWasmKernelsEnabled',
   'valueView',
-  'wasmKernels',
+  'wasmModule',
 ];
 
 describe('entry points', () => {

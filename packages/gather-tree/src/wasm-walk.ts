@@ -1,5 +1,5 @@
-// GatherTree's backward walk through @tensorops/core's WebAssembly `tree` kernel (fixed-width
-// SIMD; wasm/kernels.wat.mjs in core), for beams of at most 16 and step ids of 1, 2, 4 or 8
+// GatherTree's backward walk through the WebAssembly `tree` kernel (fixed-width SIMD;
+// wasm/tree.wat), for beams of at most 16 and step ids of 1, 2, 4 or 8
 // bytes. The kernel holds a batch entry's traced beams in one vector and moves a whole beam row
 // with a few byte shuffles, where the JavaScript walk pays a bounds-checked load, store and
 // parent load per element (the figures are in docs/performance.md).
@@ -7,7 +7,7 @@
 // Wasm code only sees its own memory, so the walk goes down the time axis a block of rows at a
 // time: copy the block's step ids and parents in (TypedArray.set, a memmove), run the kernel,
 // copy the block's output out. Blocks are small enough to stay in cache between the copies.
-import { wasmKernels } from '@tensorops/core/internal';
+import { treeKernels } from './wasm/runtime.js';
 
 /** The widest beam the kernel takes: its traced beams are the 16 bytes of one vector. */
 export const WASM_MAX_BEAMS = 16;
@@ -48,7 +48,7 @@ export function backtrackWasm(
   blockBytes = WALK_BLOCK_BYTES,
 ): Int32Array | null {
   const { T, B, K, lengths, parents } = input;
-  const kernels = wasmKernels(dst.byteLength);
+  const kernels = treeKernels(dst.byteLength);
   const tree = kernels?.tree[itemBytes];
   if (kernels == null || tree === undefined || K > WASM_MAX_BEAMS || T * B * K === 0) return null;
   const rowBytes = B * K * itemBytes;

@@ -7,7 +7,7 @@ import type { Dtype } from '../dtype.js';
 import { gather, gatherStrategy, planGather, runGatherPlan } from '../gather.js';
 import { createTensor, tensorFrom } from '../tensor.js';
 import { gatherWasm } from './gather.js';
-import { setWasmKernelsEnabled } from './runtime.js';
+import { setWasmKernelsEnabled } from './instantiate.js';
 
 // The wasm kernels on for outputs of any size, so that these small cases run them.
 beforeEach(() => setWasmKernelsEnabled(true, 0));

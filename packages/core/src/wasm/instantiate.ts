@@ -1,0 +1,97 @@
+// Instantiating a package's WebAssembly module: shared by core's kernels (runtime.ts) and
+// @tensorops/gather-tree's walk, which own one module each. Each module has its own memory, used
+// as a reusable staging area: callers stage the bytes a step needs into it (TypedArray.set, a
+// memmove) and copy the result out. The staging area stays small (a few MiB per step) and warm:
+// it is reused by every call instead of being a fresh allocation that page-faults on first touch.
+//
+// Everything here is optional. Where WebAssembly is missing or refuses a module (a
+// Content-Security-Policy without 'wasm-unsafe-eval', or an engine without an instruction set
+// the module uses), the loader returns null and the op uses its JavaScript loops, which compute
+// the same bytes. Modules load independently: one refused module leaves the others working.
+
+/** The staging area never grows past this; a step that needs more uses the JavaScript path. */
+export const STAGING_MAX_BYTES = 256 * 1024 * 1024;
+const PAGE_BYTES = 65536;
+
+/**
+ * Outputs smaller than this keep to the JavaScript loops: they take microseconds either way, and
+ * a process that only runs small ops (a CLI call on a small file) skips compiling the modules
+ * (well under a millisecond each).
+ */
+export const WASM_MIN_OUTPUT_BYTES = 64 * 1024;
+
+/** An instantiated module: its exports and its memory as a staging area. */
+export interface WasmInstance {
+  readonly exports: Readonly<Record<string, unknown>>;
+  /** A view of the whole memory, at least `bytes` long (grows it), or null above the cap. */
+  staging(bytes: number): Uint8Array | null;
+}
+
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+}
+
+let enabled = true;
+let minOutputBytes = WASM_MIN_OUTPUT_BYTES;
+
+/**
+ * Turns every package's WebAssembly kernels off (false) or back on, optionally for outputs of
+ * any size. The JavaScript loops compute the same bytes; the switch exists so that tests can
+ * check both paths against each other on small tensors.
+ */
+export function setWasmKernelsEnabled(on: boolean, minBytes = WASM_MIN_OUTPUT_BYTES): void {
+  enabled = on;
+  minOutputBytes = minBytes;
+}
+
+/**
+ * A loader for the module `bytes`: called with an op's output size, it returns `bind`'s view of
+ * the instance, or null when WebAssembly is unavailable, refuses the module or is turned off, or
+ * the output is small. The module is compiled and instantiated on first use, once.
+ */
+export function wasmModule<T>(
+  bytes: Uint8Array,
+  bind: (instance: WasmInstance) => T,
+): (outputBytes: number) => T | null {
+  let bound: T | null | undefined;
+  return (outputBytes) => {
+    if (!enabled || outputBytes < minOutputBytes) return null;
+    if (bound === undefined) {
+      const instance = instantiate(bytes);
+      bound = instance === null ? null : bind(instance);
+    }
+    return bound;
+  };
+}
+
+function instantiate(bytes: Uint8Array): WasmInstance | null {
+  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (api === undefined) return null;
+  let exports: Record<string, unknown>;
+  try {
+    // Synchronous compile keeps every kernel call synchronous. The modules are a few KiB:
+    // browsers compile up to 8 MB synchronously on the main thread.
+    exports = new api.Instance(new api.Module(bytes), {}).exports;
+  } catch {
+    return null;
+  }
+  const memory = exports.memory as WasmMemory;
+  let view = new Uint8Array(memory.buffer);
+  return {
+    exports,
+    staging(size) {
+      if (size > STAGING_MAX_BYTES) return null;
+      if (size > memory.buffer.byteLength) {
+        memory.grow(Math.ceil((size - memory.buffer.byteLength) / PAGE_BYTES));
+      }
+      // grow() detaches the old buffer; a view made before it would read nothing.
+      if (view.buffer !== memory.buffer) view = new Uint8Array(memory.buffer);
+      return view;
+    },
+  };
+}
