@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planSafetensors } from '../../packages/io/dist/index.js';
 import { randomInt32, sha256, writeNpy } from './data.mjs';
-import { CLI } from './whole-process.mjs';
 import { median } from './timing.mjs';
+import { CLI } from './whole-process.mjs';
 
 // `send` is a devDependency of @tensorops/io (its HTTP tests serve files with it).
 const send = createRequire(new URL('../../packages/io/package.json', import.meta.url))('send');
