@@ -15,6 +15,7 @@ import {
 } from '@tensorops/core';
 import { npyDescr } from './npy.js';
 import { safetensorsDtypeName } from './safetensors.js';
+import { hexBytes } from './text.js';
 
 export type TensorFormat = 'npy' | 'npz' | 'safetensors';
 
@@ -87,4 +88,17 @@ export function formatOfPath(path: string): TensorFormat | undefined {
   const lower = path.toLowerCase();
   for (const f of TENSOR_FORMATS) if (lower.endsWith(`.${f}`)) return f;
   return undefined;
+}
+
+/** The format of a file whose name says nothing, from its first 9 bytes. */
+export function formatOfMagic(head: Uint8Array): TensorFormat {
+  if (head[0] === 0x93 && head[1] === 0x4e && head[2] === 0x55) return 'npy';
+  if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5 || head[2] === 6)) {
+    return 'npz';
+  }
+  if (head[8] === 0x7b) return 'safetensors';
+  throw new TensorOpsError(
+    'E_FORMAT',
+    `not a .npy, .npz or .safetensors file: starts with ${hexBytes(head.subarray(0, 8)) || 'nothing'}`,
+  );
 }

@@ -1,11 +1,26 @@
-export { fileError, ioError } from './errors.js';
+export { fileError, ioError } from '../file/errors.js';
 export {
   type FileGatherMode,
   type FileGatherOptions,
   type FileGatherStream,
   gatherFromFile,
-} from './gather-file/index.js';
-export { readNpyFile } from './npy-file.js';
+} from '../file/gather-file/index.js';
+export { type ByteSource, bufferSource } from '../file/source.js';
+export {
+  rangeReadable,
+  type ShardedInfo,
+  STREAM_CHUNK_BYTES,
+  type StoredTensor,
+  type TensorFile,
+} from '../file/stored.js';
+export {
+  type ChunkOptions,
+  collectStream,
+  isTensorStream,
+  streamOfTensor,
+  type TensorStream,
+  widenStream,
+} from '../file/tensor-stream.js';
 export {
   MAX_STREAM_BYTES,
   type ReadStreamOptions,
@@ -13,14 +28,8 @@ export {
   readStream,
 } from './read.js';
 export { readDeclaredBytes } from './read-declared.js';
-export { type ByteSource, bufferSource, openSource } from './source.js';
-export {
-  rangeReadable,
-  type ShardedInfo,
-  STREAM_CHUNK_BYTES,
-  type StoredTensor,
-  type TensorFile,
-} from './stored.js';
+export { readNpyFile } from './read-npy-file.js';
+export { openSource } from './source.js';
 export {
   type EncodedTensors,
   encodeTensors,
@@ -38,14 +47,6 @@ export {
   writeTensorsFile,
 } from './tensor-file.js';
 export { resolveTensorRefOnDisk } from './tensor-ref.js';
-export {
-  type ChunkOptions,
-  collectStream,
-  isTensorStream,
-  streamOfTensor,
-  type TensorStream,
-  widenStream,
-} from './tensor-stream.js';
 export {
   type ByteChunks,
   removePendingTempFilesSync,

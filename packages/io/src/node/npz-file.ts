@@ -1,50 +1,21 @@
-// .npz through yauzl (reading: central directory, zip64, local headers, inflate) and yazl
-// (writing). What a zip library leaves to its caller is done here: only stored and deflate
-// members, only NAME.npy members, no duplicates, CRC-32 verified, sizes checked before
-// allocating, and inflate bounded by the declared size. Both libraries load on first use, so
+// .npz in Node through yauzl (reading: central directory, zip64, local headers, inflate) and yazl
+// (writing). The rules of the format are ../file/npz-file.ts's, the same in every runtime; this
+// module gives them yauzl's archive and writes archives. Both libraries load on first use, so
 // commands that never touch an .npz do not pay for them.
 
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
-import { type Dtype, dtypeSize, type Tensor, TensorOpsError } from '@tensorops/core';
 import type { Entry, ZipFile } from 'yauzl';
-import {
-  decodeNpy,
-  encodeNpyHeader,
-  MAX_NPY_HEADER_BYTES,
-  npyDataOffset,
-  readNpyHeader,
-} from '../npy.js';
-import { checkDeflateRatio, npzMemberName, npzTensorName } from '../npz.js';
+import { beyondDeclared, npzReaderOf, type ZipMember, zipError } from '../file/npz-file.js';
+import { type ByteSource, readExactly } from '../file/source.js';
+import type { FormatReader } from '../file/stored.js';
+import { checkedChunks, type TensorStream } from '../file/tensor-stream.js';
+import { encodeNpyHeader } from '../npy.js';
+import { npzMemberName } from '../npz.js';
 import { quote } from '../text.js';
-import { type ByteSource, readExactly } from './source.js';
-import {
-  chunkedRange,
-  type FormatReader,
-  type NotATensor,
-  rangeReadable,
-  STREAM_CHUNK_BYTES,
-  type StoredTensor,
-  swapUnitOf,
-} from './stored.js';
-import { checkedChunks, type TensorStream } from './tensor-stream.js';
 
-const STORED = 0;
-const DEFLATE = 8;
-/** Enough for any .npy header tensorops reads (the dict limit + the 12-byte preamble). */
-const MAX_NPY_HEAD = MAX_NPY_HEADER_BYTES + 12;
-
-interface Member {
+interface YauzlMember extends ZipMember {
   readonly entry: Entry;
-  readonly name: string;
-  /** Absolute offset of the member's data (after its local header). */
-  readonly dataStart: number;
-}
-
-function zipError(cause: unknown, what = '.npz'): TensorOpsError {
-  if (cause instanceof TensorOpsError) return cause;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return new TensorOpsError('E_FORMAT', `${what}: ${message.split('\n', 1)[0]}`, { cause });
 }
 
 // CommonJS modules: under Node's ESM loader and inside a bundle the functions are reliably on
@@ -54,8 +25,7 @@ async function loadYauzl(): Promise<typeof import('yauzl')> {
   return (mod.default ?? mod) as typeof mod;
 }
 
-async function openZip(source: ByteSource): Promise<ZipFile> {
-  const yauzl = await loadYauzl();
+async function openZip(yauzl: typeof import('yauzl'), source: ByteSource): Promise<ZipFile> {
   const options = {
     lazyEntries: true,
     autoClose: false,
@@ -100,136 +70,6 @@ function sourceReader(
 }
 
 /**
- * Inflates a member into a buffer that grows with the bytes actually produced (never to more than
- * the declared size), checking the CRC. `limit` stops early (for reading just the .npy header).
- */
-async function inflateMember(zip: ZipFile, m: Member, limit?: number): Promise<Uint8Array> {
-  const { entry } = m;
-  const size = entry.uncompressedSize;
-  const want = Math.min(limit ?? size, size);
-  let stream: Readable;
-  try {
-    stream = await zip.openReadStreamPromise(entry);
-  } catch (cause) {
-    throw zipError(cause, `.npz member ${quote(entry.fileName)}`);
-  }
-  // Start small: what the compressed bytes can honestly justify; grow by doubling as data arrives.
-  let buffer = new Uint8Array(Math.min(want, entry.compressedSize * 4 + (1 << 20)));
-  let at = 0;
-  let crc = 0;
-  try {
-    for await (const piece of stream as AsyncIterable<Uint8Array>) {
-      if (at + piece.byteLength > size) throw beyondDeclared(entry);
-      if (at + piece.byteLength > buffer.length && at < want) {
-        const grown = new Uint8Array(
-          Math.min(want, Math.max(buffer.length * 2, at + piece.byteLength)),
-        );
-        grown.set(buffer.subarray(0, at));
-        buffer = grown;
-      }
-      const take = Math.min(piece.byteLength, Math.max(0, want - at));
-      buffer.set(piece.subarray(0, take), at);
-      crc = crc32(piece, crc);
-      at += piece.byteLength;
-      if (limit !== undefined && at >= want) {
-        stream.destroy();
-        return buffer.subarray(0, want);
-      }
-    }
-  } catch (cause) {
-    stream.destroy();
-    const message = cause instanceof Error ? cause.message : '';
-    if (message.startsWith('too many bytes')) throw beyondDeclared(entry);
-    throw zipError(cause, `.npz member ${quote(entry.fileName)} (deflate data)`);
-  }
-  if (at !== size) {
-    throw new TensorOpsError(
-      'E_FORMAT',
-      `.npz member ${quote(entry.fileName)} truncated: inflates to ${at} bytes, declares ${size}`,
-    );
-  }
-  checkCrc(entry, crc);
-  return buffer.subarray(0, at);
-}
-
-function beyondDeclared(entry: Entry): TensorOpsError {
-  return new TensorOpsError(
-    'E_FORMAT',
-    `.npz member ${quote(entry.fileName)} inflates beyond its declared ${entry.uncompressedSize} bytes; stopped (corrupt or a zip bomb)`,
-  );
-}
-
-function checkCrc(entry: Entry, crc: number): void {
-  if (crc >>> 0 !== entry.crc32 >>> 0) {
-    throw new TensorOpsError(
-      'E_FORMAT',
-      `.npz member ${quote(entry.fileName)} CRC-32 mismatch: data gives ${hex(crc)}, the zip directory says ${hex(entry.crc32)}`,
-    );
-  }
-}
-
-function hex(n: number): string {
-  return `0x${(n >>> 0).toString(16).padStart(8, '0')}`;
-}
-
-async function memberBytes(
-  source: ByteSource,
-  zip: ZipFile,
-  m: Member,
-  limit?: number,
-): Promise<Uint8Array> {
-  if (m.entry.compressionMethod === DEFLATE) return inflateMember(zip, m, limit);
-  const size = m.entry.uncompressedSize;
-  const length = Math.min(limit ?? size, size);
-  const bytes = await readExactly(
-    source,
-    m.dataStart,
-    length,
-    `.npz member ${quote(m.entry.fileName)}`,
-  );
-  if (length === size) checkCrc(m.entry, crc32(bytes));
-  return bytes;
-}
-
-/** The .npy header of a member, reading (or inflating) only as far as the header goes. */
-async function memberHeader(source: ByteSource, zip: ZipFile, m: Member) {
-  const what = `.npz member ${quote(m.entry.fileName)}`;
-  try {
-    const prefix = await memberBytes(source, zip, m, 12);
-    const dataOffset = npyDataOffset(prefix);
-    const head =
-      dataOffset <= prefix.length
-        ? prefix
-        : await memberBytes(source, zip, m, Math.min(dataOffset, MAX_NPY_HEAD));
-    return readNpyHeader(head, Math.max(0, m.entry.uncompressedSize - dataOffset));
-  } catch (cause) {
-    if (cause instanceof TensorOpsError && !cause.message.startsWith('.npz')) {
-      throw new TensorOpsError(cause.code, `${what}: ${cause.message}`, { cause });
-    }
-    throw cause;
-  }
-}
-
-function checkEntry(entry: Entry): void {
-  const name = quote(entry.fileName);
-  if (entry.isEncrypted()) {
-    throw new TensorOpsError(
-      'E_FORMAT',
-      `.npz member ${name} is encrypted; tensorops reads plain archives`,
-    );
-  }
-  if (entry.compressionMethod !== STORED && entry.compressionMethod !== DEFLATE) {
-    throw new TensorOpsError(
-      'E_FORMAT',
-      `.npz member ${name} uses compression method ${entry.compressionMethod}; only stored (0) and deflate (8) are read, as numpy writes`,
-    );
-  }
-  if (entry.compressionMethod === DEFLATE) {
-    checkDeflateRatio(entry.fileName, entry.compressedSize, entry.uncompressedSize);
-  }
-}
-
-/**
  * The member's name as the zip stores it. yauzl's own decoding would refuse names such as `x:0.npy`
  * ("absolute path") or `a\\b.npy`, and rewrite backslashes: harmless here, since nothing is
  * extracted to disk, and numpy reads them. So names are decoded as Python's zipfile does (UTF-8
@@ -240,148 +80,52 @@ function memberName(yauzl: typeof import('yauzl'), entry: Entry): string {
   return yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, raw, entry.extraFields, true);
 }
 
-/** Throws unless the member holds exactly its .npy header and data (as numpy writes it). */
-function checkMemberSize(entry: Entry, dataOffset: number, nbytes: number): void {
-  const extra = entry.uncompressedSize - dataOffset - nbytes;
-  if (extra > 0) {
-    throw new TensorOpsError(
-      'E_FORMAT',
-      `.npz member ${quote(entry.fileName)} holds ${extra} bytes after the ${nbytes} bytes of data its .npy header declares; refused (corrupt, or a zip bomb)`,
-    );
-  }
-}
-
 /** Reads the central directory and each member's .npy header: everything but the data. */
 export async function npzReader(source: ByteSource): Promise<FormatReader> {
-  const zip = await openZip(source);
   const yauzl = await loadYauzl();
-  {
-    const members = new Map<StoredTensor, Member>();
-    const names = new Set<string>();
-    const tensors: StoredTensor[] = [];
-    const notTensors: NotATensor[] = [];
-    try {
-      for await (const entry of zip.eachEntry()) {
-        entry.fileName = memberName(yauzl, entry);
-        const isNpy = entry.fileName.endsWith('.npy') && entry.fileName.length > 4;
-        const name = isNpy ? entry.fileName.slice(0, -4) : entry.fileName;
-        if (names.has(name)) {
-          throw new TensorOpsError(
-            'E_FORMAT',
-            `.npz has a duplicate member ${quote(entry.fileName)}`,
-          );
-        }
-        names.add(name);
-        try {
-          checkEntry(entry);
-          npzTensorName(entry.fileName);
-          const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, {
-            minimal: true,
-          });
-          const member: Member = { entry, name, dataStart: fileDataStart };
-          const header = await memberHeader(source, zip, member);
-          checkMemberSize(entry, header.dataOffset, header.nbytes);
-          const deflated = entry.compressionMethod === DEFLATE;
-          const stored: StoredTensor = {
-            name,
-            dtype: header.dtype,
-            displayDtype: header.dtype,
-            formatDtype: header.descr,
-            shape: header.shape,
-            nbytes: header.nbytes,
-            offset: deflated ? null : fileDataStart + header.dataOffset,
-            fortranOrder: header.fortranOrder,
-            byteOrder: header.byteOrder,
-            compression: deflated ? 'deflate' : 'stored',
-            compressedBytes: entry.compressedSize,
-          };
-          members.set(stored, member);
-          tensors.push(stored);
-        } catch (cause) {
-          // One member that is not a tensor leaves the others readable, as np.load does.
-          if (!(cause instanceof TensorOpsError)) throw cause;
-          notTensors.push({ name, kind: isNpy ? 'unreadable' : 'other', error: cause });
-        }
-      }
-    } catch (cause) {
-      throw zipError(cause);
+  const zip = await openZip(yauzl, source);
+  const members: YauzlMember[] = [];
+  try {
+    for await (const entry of zip.eachEntry()) {
+      entry.fileName = memberName(yauzl, entry);
+      members.push({
+        entry,
+        fileName: entry.fileName,
+        compressionMethod: entry.compressionMethod,
+        compressedSize: entry.compressedSize,
+        uncompressedSize: entry.uncompressedSize,
+        crc32: entry.crc32,
+        encrypted: entry.isEncrypted(),
+      });
     }
-    return {
-      format: 'npz',
-      tensors,
-      notTensors,
-      metadata: null,
-      // Plain ranged streams would skip the CRC; stored members stream through `chunks` below,
-      // which checks it on the way (the atomic writer drops the output if it fails at the end).
-      rangedStreams: false,
-      chunks(t, dtype, reuse) {
-        const member = members.get(t);
-        if (member === undefined || !rangeReadable(t)) return undefined;
-        return storedMemberChunks(source, member, t, dtype, reuse);
-      },
-      async read(t): Promise<Tensor> {
-        const member = members.get(t);
-        if (member === undefined)
-          throw new TensorOpsError(
-            'E_TENSOR_NOT_FOUND',
-            `.npz has no member for ${quote(t.name ?? '')}`,
-          );
-        const bytes = await memberBytes(source, zip, member);
-        try {
-          return decodeNpy(bytes);
-        } catch (cause) {
-          throw zipError(cause);
-        }
-      },
-      // Not zip.close(): for a file, yauzl would close the descriptor, which belongs to the
-      // source (closed by its owner); for a buffer there is nothing to release.
-      async close() {},
-    };
+  } catch (cause) {
+    throw zipError(cause);
   }
-}
-
-/**
- * A stored member's tensor data in bounded chunks, with the CRC-32 of the whole member (header,
- * data, any trailing bytes) computed on the way and checked after the last chunk.
- */
-async function* storedMemberChunks(
-  source: ByteSource,
-  m: Member,
-  t: StoredTensor,
-  dtype: Dtype,
-  reuse: boolean,
-): AsyncIterable<Uint8Array> {
-  const what = `.npz member ${quote(m.entry.fileName)}`;
-  const dataAt = (t.offset as number) - m.dataStart;
-  let crc = crc32(await readExactly(source, m.dataStart, dataAt, what));
-  const visit = (raw: Uint8Array): void => {
-    crc = crc32(raw, crc);
-  };
-  const item = Math.max(1, dtypeSize(dtype));
-  const chunkBytes = Math.max(item, Math.floor(STREAM_CHUNK_BYTES / item) * item);
-  yield* chunkedRange(
-    source,
-    t.offset as number,
-    t.nbytes,
-    chunkBytes,
-    reuse,
-    what,
-    visit,
-    swapUnitOf(t, dtype),
-  );
-  const tail = m.entry.uncompressedSize - dataAt - t.nbytes;
-  for await (const _ of chunkedRange(
-    source,
-    (t.offset as number) + t.nbytes,
-    tail,
-    STREAM_CHUNK_BYTES,
-    true,
-    what,
-    visit,
-  )) {
-    // trailing bytes only feed the CRC
-  }
-  checkCrc(m.entry, crc);
+  // Not zip.close() at the end: for a file, yauzl would close the descriptor, which belongs to
+  // the source (closed by its owner); for a buffer there is nothing to release.
+  return npzReaderOf(source, {
+    members,
+    async dataStart(m) {
+      return (await zip.readLocalFileHeaderPromise(m.entry, { minimal: true })).fileDataStart;
+    },
+    async *inflate(m) {
+      let stream: Readable;
+      try {
+        stream = await zip.openReadStreamPromise(m.entry);
+      } catch (cause) {
+        throw zipError(cause, `.npz member ${quote(m.fileName)}`);
+      }
+      try {
+        yield* stream as AsyncIterable<Uint8Array>;
+      } catch (cause) {
+        const message = cause instanceof Error ? cause.message : '';
+        throw message.startsWith('too many bytes') ? beyondDeclared(m) : cause;
+      } finally {
+        stream.destroy();
+      }
+    },
+    crc32: (data, crc) => crc32(data, crc),
+  });
 }
 
 export interface NpzWriteEntry {

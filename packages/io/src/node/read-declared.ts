@@ -4,11 +4,10 @@
 // honestly claims, and a stream that is not a tensor file is refused after its first bytes.
 
 import { TensorOpsError } from '@tensorops/core';
-import type { TensorFormat } from '../convert.js';
+import { formatOfMagic, type TensorFormat } from '../convert.js';
+import { ioError } from '../file/errors.js';
 import { npyDataOffset, readNpyHeader } from '../npy.js';
 import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.js';
-import { hexBytes } from '../text.js';
-import { ioError } from './errors.js';
 import { MAX_STREAM_BYTES } from './read.js';
 
 /** The bytes of a stream, pulled only as far as asked. */
@@ -111,19 +110,6 @@ class Prefix {
   async close(): Promise<void> {
     await this.source.return?.();
   }
-}
-
-/** The format of a file whose name says nothing, from its first 9 bytes. */
-export function formatOfMagic(head: Uint8Array): TensorFormat {
-  if (head[0] === 0x93 && head[1] === 0x4e && head[2] === 0x55) return 'npy';
-  if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5 || head[2] === 6)) {
-    return 'npz';
-  }
-  if (head[8] === 0x7b) return 'safetensors';
-  throw new TensorOpsError(
-    'E_FORMAT',
-    `not a .npy, .npz or .safetensors file: starts with ${hexBytes(head.subarray(0, 8)) || 'nothing'}`,
-  );
 }
 
 /** How many bytes the file is, from its header; reads only the header to find out. */

@@ -3,7 +3,7 @@
 import { constants } from 'node:buffer';
 import type { FileHandle } from 'node:fs/promises';
 import { TensorOpsError } from '@tensorops/core';
-import { ioError } from './errors.js';
+import { ioError } from '../file/errors.js';
 
 /** Largest single read or write handed to the OS (Node refuses more than 2^31-1 per call). */
 const IO_CHUNK = 1 << 30;

@@ -6,19 +6,20 @@
 
 import { dirname, join } from 'node:path';
 import { TensorOpsError } from '@tensorops/core';
-import { SAFETENSORS_MAX_HEADER_BYTES } from '../safetensors.js';
-import { parseShardIndex, type ShardIndex } from '../shard-index.js';
-import { quote } from '../text.js';
-import { fileError } from './errors.js';
-import { safetensorsReader } from './safetensors-file.js';
-import { type ByteSource, openSource, readExactly } from './source.js';
+import { fileError } from '../file/errors.js';
+import { safetensorsReader } from '../file/safetensors-file.js';
+import { type ByteSource, readExactly } from '../file/source.js';
 import {
   type FormatReader,
   loadableDtype,
   type StoredTensor,
   type TensorFile,
   tensorFile,
-} from './stored.js';
+} from '../file/stored.js';
+import { SAFETENSORS_MAX_HEADER_BYTES } from '../safetensors.js';
+import { parseShardIndex, type ShardIndex } from '../shard-index.js';
+import { quote } from '../text.js';
+import { openSource } from './source.js';
 
 /** Opens one shard by its name in the index (relative to the index's folder or URL). */
 export type OpenShard = (shard: string) => Promise<ByteSource>;

@@ -3,6 +3,19 @@
 
 import { checkTensor, type Dtype, type Tensor, TensorOpsError } from '@tensorops/core';
 import { formatOfPath, storedDtype, type TensorFormat } from '../convert.js';
+import { fileError } from '../file/errors.js';
+import { npyReader } from '../file/npy-file.js';
+import { type FormatReaders, openTensorSource } from '../file/open.js';
+import { safetensorsReader } from '../file/safetensors-file.js';
+import { type ByteSource, bufferSource } from '../file/source.js';
+import type { StoredTensor, TensorFile } from '../file/stored.js';
+import {
+  checkedChunks,
+  isTensorStream,
+  streamOfTensor,
+  type TensorStream,
+  widenStream,
+} from '../file/tensor-stream.js';
 import { encodeNpyHeader } from '../npy.js';
 import { npzMemberName } from '../npz.js';
 import {
@@ -14,45 +27,19 @@ import {
 import { planSafetensors } from '../safetensors.js';
 import { isShardIndexPath } from '../shard-index.js';
 import { quote } from '../text.js';
-import { fileError } from './errors.js';
-import { npyReader } from './npy-file.js';
 import { npzChunks, npzReader } from './npz-file.js';
-import { formatOfMagic } from './read-declared.js';
-import { safetensorsReader } from './safetensors-file.js';
 import { openShardedFile, openShardIndexFile, readIndexText } from './sharded-file.js';
-import { type ByteSource, bufferSource, openSource } from './source.js';
-import type { FormatReader, StoredTensor, TensorFile } from './stored.js';
-import { tensorFile } from './stored.js';
-import {
-  checkedChunks,
-  isTensorStream,
-  streamOfTensor,
-  type TensorStream,
-  widenStream,
-} from './tensor-stream.js';
+import { openSource } from './source.js';
 import { writeOutputPath } from './write-target.js';
 
-const READERS: Record<TensorFormat, (source: ByteSource) => Promise<FormatReader>> = {
+const READERS: FormatReaders = {
   npy: npyReader,
   npz: npzReader,
   safetensors: safetensorsReader,
 };
 
-/** The format of a file whose extension says nothing, from its first bytes. */
-async function sniff(source: ByteSource): Promise<TensorFormat> {
-  const head = new Uint8Array(Math.min(9, source.size));
-  await source.read(head, 0);
-  return formatOfMagic(head);
-}
-
-async function openFrom(source: ByteSource, format: TensorFormat | undefined): Promise<TensorFile> {
-  try {
-    const reader = await READERS[format ?? (await sniff(source))](source);
-    return tensorFile(source, reader);
-  } catch (cause) {
-    await source.close().catch(() => {});
-    throw fileError(source.label, 'read', cause);
-  }
+function openFrom(source: ByteSource, format: TensorFormat | undefined): Promise<TensorFile> {
+  return openTensorSource(source, format, READERS);
 }
 
 export interface OpenTensorFileOptions {

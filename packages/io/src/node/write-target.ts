@@ -9,7 +9,7 @@ import { connect, Socket } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { TensorOpsError } from '@tensorops/core';
-import { ioError } from './errors.js';
+import { ioError } from '../file/errors.js';
 import { type ByteChunks, chunksOf, writeFileAtomic, writeStream } from './write.js';
 
 /** How a path is written, decided before any byte is produced. */

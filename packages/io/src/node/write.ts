@@ -11,7 +11,7 @@ import { chmod, chown, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { promisify } from 'node:util';
-import { fileError, ioError } from './errors.js';
+import { fileError, ioError } from '../file/errors.js';
 
 /** One buffer, or a sequence of chunks produced lazily (an encoder may fail half-way). */
 export type ByteChunks = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;

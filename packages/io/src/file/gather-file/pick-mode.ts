@@ -1,7 +1,6 @@
 // Which strategy runs a file gather: the cheapest by estimated bytes moved (one read call counted
 // as READ_COST_BYTES of sequential reading) among those whose memory fits a budget.
 
-import { freemem } from 'node:os';
 import { ZERO_FILL } from '@tensorops/core/internal';
 import type { RunContext } from './context.js';
 import { sweepWindows } from './sweep.js';
@@ -49,8 +48,12 @@ export function pickMode(ctx: RunContext): FileGatherMode {
 
 /**
  * The largest region a scan may hold: a fraction of the memory free now, and never more than
- * SCAN_MAX_BYTES, so that a gather from a file larger than memory stays ranged.
+ * SCAN_MAX_BYTES, so that a gather from a file larger than memory stays ranged. Where the runtime
+ * cannot tell its free memory (a browser) nothing is held: gathers stay ranged.
  */
 function scanBudget(): number {
-  return Math.min(SCAN_MAX_BYTES, Math.floor(freemem() / 4));
+  const os = globalThis.process?.getBuiltinModule?.('node:os') as
+    | typeof import('node:os')
+    | undefined;
+  return Math.min(SCAN_MAX_BYTES, Math.floor((os?.freemem() ?? 0) / 4));
 }

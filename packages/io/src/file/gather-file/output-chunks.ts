@@ -35,7 +35,7 @@ export async function* ahead(chunks: AsyncIterable<Uint8Array>): AsyncIterable<U
     for (;;) {
       const step = await pending;
       if (step.done === true) return;
-      pending = new Promise((resolve) => setImmediate(() => resolve(it.next())));
+      pending = new Promise((resolve) => afterPendingIo(() => resolve(it.next())));
       // Observed when awaited above; this only stops a rejection being reported as unhandled when
       // the consumer leaves early and never asks for the chunk.
       pending.catch(() => {});
@@ -45,3 +45,7 @@ export async function* ahead(chunks: AsyncIterable<Uint8Array>): AsyncIterable<U
     await it.return?.();
   }
 }
+
+/** Node's setImmediate (after pending I/O callbacks); a zero timeout where there is none. */
+const afterPendingIo: (run: () => void) => void =
+  typeof setImmediate === 'function' ? setImmediate : (run) => setTimeout(run, 0);

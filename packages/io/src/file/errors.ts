@@ -24,8 +24,8 @@ const REASONS: Readonly<Record<string, string>> = {
 
 function reason(cause: unknown): string {
   if (cause instanceof Error) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code !== undefined) return REASONS[code] ?? code;
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string') return REASONS[code] ?? code;
     return cause.message.split('\n', 1)[0] ?? cause.name;
   }
   return String(cause).split('\n', 1)[0] ?? 'unknown error';
