@@ -1,6 +1,11 @@
 // Atomic writes: the target either keeps its old content or gets the complete new file, never a
 // partial one. Data goes to a uniquely named temp file in the target's folder (so the rename stays
-// on one file system), is fsynced, then renamed over the target.
+// on one file system), then is renamed over the target.
+//
+// Durability: when the rename replaces an existing file, the data (and then the folder) is fsynced
+// first, so that a power cut cannot leave an empty or partial file where the user's old data was.
+// A new path is not fsynced, as `cp` and numpy's `np.save` do not: a crash can then lose only the
+// new output, which running the command again recreates.
 //
 // The temp file is created and renamed with synchronous calls on purpose: a signal handler runs
 // between JavaScript tasks, so it always sees the temp file registered exactly when it exists (an
@@ -85,7 +90,8 @@ async function takeOver(temp: string, replaced: ReplacedFile): Promise<void> {
 }
 
 /**
- * Writes `data` to `path` atomically: temp file beside the target, write, fsync, rename. On any
+ * Writes `data` to `path` atomically: temp file beside the target, write, rename (with an fsync
+ * before the rename, and of the folder after it, when `replaced` says a file is replaced). On any
  * error the temp file is removed and the target is left as it was. `replaced` carries the mode
  * (and, for root, the owner) of the file being replaced. Errors are TensorOpsErrors naming the
  * path (E_IO for file-system failures; an encoder's own TensorOpsError keeps its code).
@@ -99,7 +105,7 @@ export async function writeFileAtomic(
   let fdOpen = true;
   try {
     await writeAllTo(fd, data);
-    await fsyncFd(fd);
+    if (replaced !== undefined) await fsyncFd(fd);
     closeSync(fd);
     fdOpen = false;
     if (replaced !== undefined) await takeOver(temp, replaced);
@@ -111,7 +117,7 @@ export async function writeFileAtomic(
     pending.delete(temp);
     throw fileError(path, 'write', cause);
   }
-  await syncDirectory(dirname(path));
+  if (replaced !== undefined) await syncDirectory(dirname(path));
 }
 
 /** Makes the rename itself durable. Not possible everywhere (Windows), hence best effort. */
