@@ -13,6 +13,8 @@ export interface ByteSource {
   readonly bytes: Uint8Array | undefined;
   /** Fills `target` from `position` on; returns the bytes read (fewer only at the end). */
   read(target: Uint8Array, position: number): Promise<number>;
+  /** A local file's read, synchronously (the main thread waits; no thread-pool round trip). */
+  readSync?(target: Uint8Array, position: number): number;
   /**
    * Remote sources: fills many ranges (each within the source) at once, merging them into few
    * requests. Its presence says that every read is a round trip (a request, a Blob slice), so

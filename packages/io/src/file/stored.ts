@@ -86,6 +86,11 @@ export interface TensorFile {
   /** Raw bytes at an absolute offset, for executors that read only what they need. */
   readAt(target: Uint8Array, position: number): Promise<number>;
   /**
+   * Present for a file on local disk: readAt, synchronously. For executors that read many
+   * windows from the page cache, where a thread-pool round trip per read costs more than the read.
+   */
+  readAtSync?(target: Uint8Array, position: number): number;
+  /**
    * The `length` bytes at an absolute offset without a copy, when the file is held in memory
    * (opened from bytes); undefined for a file on disk or a range past the end.
    */
@@ -241,6 +246,12 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
     readAt(target, position) {
       return source.read(target, position);
     },
+    ...(source.readSync === undefined
+      ? {}
+      : {
+          readAtSync: (target: Uint8Array, position: number) =>
+            (source.readSync as NonNullable<typeof source.readSync>)(target, position),
+        }),
     bytesInMemory(position, length) {
       const { bytes } = source;
       if (bytes === undefined || position < 0 || position + length > bytes.length) return undefined;

@@ -1,6 +1,7 @@
 // Reading bytes from files and streams with every size checked before the big allocation.
 
 import { constants } from 'node:buffer';
+import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { TensorOpsError } from '@tensorops/core';
 import { ioError } from '../file/errors.js';
@@ -21,6 +22,18 @@ export async function readInto(
   while (done < target.length) {
     const length = Math.min(IO_CHUNK, target.length - done);
     const { bytesRead } = await fh.read(target, done, length, position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return done;
+}
+
+/** readInto, synchronously, for short reads from the page cache where a thread hop costs more. */
+export function readIntoSync(fd: number, target: Uint8Array, position: number): number {
+  let done = 0;
+  while (done < target.length) {
+    const length = Math.min(IO_CHUNK, target.length - done);
+    const bytesRead = readSync(fd, target, done, length, position + done);
     if (bytesRead === 0) break;
     done += bytesRead;
   }

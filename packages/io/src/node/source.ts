@@ -4,7 +4,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { TensorFormat } from '../convert.js';
 import { type ByteSource, bufferSource } from '../file/source.js';
-import { readInto } from './read.js';
+import { readInto, readIntoSync } from './read.js';
 import { readDeclaredBytes } from './read-declared.js';
 
 class FileSource implements ByteSource {
@@ -22,6 +22,10 @@ class FileSource implements ByteSource {
 
   read(target: Uint8Array, position: number): Promise<number> {
     return readInto(this.fh, target, position);
+  }
+
+  readSync(target: Uint8Array, position: number): number {
+    return readIntoSync(this.fh.fd, target, position);
   }
 
   close(): Promise<void> {

@@ -2,8 +2,8 @@
 // output in bounded chunks, so that memory scales with the output, not with the input (10 000
 // rows of a 100 GB embedding table cost what they cost from a 100 kB one). Core plans (shape,
 // decoded positions, the 4-D view [batch, outer, axisSize, blockBytes]) and copies; the modules
-// of this folder move bytes between the file and core's kernel, by one of three strategies
-// (ranged.ts, scan.ts, sweep.ts) that pick-mode.ts chooses between.
+// of this folder move bytes between the file and core's kernel, by one of four strategies
+// (ranged.ts, scan.ts, sweep.ts, passes.ts) that pick-mode.ts chooses between.
 
 import { dtypeSize, type GatherOptions, gather, planGather, type Tensor } from '@tensorops/core';
 import { ZERO_FILL } from '@tensorops/core/internal';
@@ -17,6 +17,7 @@ import {
 import type { ChunkOptions, TensorStream } from '../tensor-stream.js';
 import type { RunContext } from './context.js';
 import { ahead } from './output-chunks.js';
+import { passesGather } from './passes.js';
 import { type FileGatherMode, pickMode } from './pick-mode.js';
 import { rangedGather } from './ranged.js';
 import { scanGather } from './scan.js';
@@ -30,7 +31,10 @@ export interface FileGatherStream extends TensorStream {
 }
 
 export interface FileGatherOptions extends GatherOptions {
-  /** Output chunk size in bytes (default 8 MiB): the memory the executor holds. */
+  /**
+   * Output chunk size in bytes (default 8 MiB): the memory the executor holds. The passes
+   * strategy holds chunks four times as large and reads windows half as large.
+   */
   readonly chunkBytes?: number;
   /** Reads in flight at once (default 16). */
   readonly concurrency?: number;
@@ -91,7 +95,9 @@ export function gatherFromFile(
     zeroFill: plan.positions.includes(ZERO_FILL),
   };
   const mode = options.mode === undefined || options.mode === 'auto' ? pickMode(ctx) : options.mode;
-  const run = mode === 'scan' ? scanGather : mode === 'sweep' ? sweepGather : rangedGather;
+  const run = { ranged: rangedGather, scan: scanGather, sweep: sweepGather, passes: passesGather }[
+    mode
+  ];
   return {
     ...base,
     mode,

@@ -1,24 +1,79 @@
-// Which strategy runs a file gather: the cheapest by estimated bytes moved (one read call counted
-// as READ_COST_BYTES of sequential reading) among those whose memory fits a budget.
+// Which strategy runs a file gather: the cheapest by estimated cost among those whose memory fits
+// a budget. Costs are in bytes of sequential reading from the page cache: one read call counts as
+// READ_COST_BYTES, and a byte of fresh memory (first touch: a page fault and zeroing) as
+// FRESH_BYTE_COST bytes, measured in docs/performance.md.
 
 import { ZERO_FILL } from '@tensorops/core/internal';
 import type { RunContext } from './context.js';
+import { passReads, passSizes } from './passes.js';
 import { sweepWindows } from './sweep.js';
 
-/** How a file gather runs: see ranged.ts, scan.ts and sweep.ts. */
-export type FileGatherMode = 'ranged' | 'scan' | 'sweep';
+/** How a file gather runs: see ranged.ts, scan.ts, sweep.ts and passes.ts. */
+export type FileGatherMode = 'ranged' | 'scan' | 'sweep' | 'passes';
 
 /** What one read call costs, in bytes of sequential reading (syscall + seek, page cache or SSD). */
 const READ_COST_BYTES = 32 << 10;
+/** What a byte of fresh memory costs, in bytes read from the page cache into faulted-in memory. */
+const FRESH_BYTE_COST = 16;
 /** Largest region (row of the plan's 4-D view) a scan reads whole into memory. */
 const SCAN_MAX_BYTES = 1 << 30;
 
-/** The cheapest strategy that fits in memory, by estimated bytes moved (a read costs READ_COST). */
+/** The cheapest strategy that fits in memory, by estimated cost (see the header). */
 export function pickMode(ctx: RunContext): FileGatherMode {
-  const { batch, outer, axisSize, perBatch, blockBytes, positions } = ctx.plan;
+  const { batch, outer, axisSize, blockBytes } = ctx.plan;
   const regionBytes = axisSize * blockBytes;
   // Over the network every byte costs: only the ranges the output needs are fetched.
   if (regionBytes === 0 || ctx.file.readMany !== undefined) return 'ranged';
+  const budget = scanBudget();
+  const chunk = Math.min(ctx.chunkBytes, ctx.nbytes);
+  // Every strategy copies the output once; what differs is what is read and what is held fresh.
+  let best: FileGatherMode = 'ranged';
+  let bestCost = countReads(ctx) * outer * READ_COST_BYTES + FRESH_BYTE_COST * 2 * chunk;
+  // A scan holds one whole region (row of the 4-D view) in memory at least, unless the file is
+  // already in memory, when it gathers in place.
+  const inMemory =
+    ctx.swapUnit === 1 &&
+    ctx.file.bytesInMemory(ctx.offset, batch * outer * regionBytes) !== undefined;
+  const scanHeld = inMemory ? 0 : Math.max(regionBytes, chunk);
+  const scanCost = batch * outer * regionBytes + FRESH_BYTE_COST * (scanHeld + 2 * chunk);
+  if (regionBytes <= budget && scanCost < bestCost) {
+    best = 'scan';
+    bestCost = scanCost;
+  }
+  if (inMemory) return best;
+  // The next two only pay for their pass over the positions when they could win.
+  const passes = passSizes(ctx);
+  const passChunk = Math.min(passes.chunkBlocks * blockBytes, ctx.nbytes);
+  const passHeld = 2 * passChunk + passes.windowBytes;
+  // More than one pass rereads the source: only from one that the page cache can hold.
+  const onePass = passChunk === ctx.nbytes;
+  if (
+    blockBytes <= passes.windowBytes &&
+    (onePass || batch * outer * regionBytes <= budget) &&
+    FRESH_BYTE_COST * passHeld < bestCost
+  ) {
+    const passesCost = passReads(ctx) * passes.windowBytes + FRESH_BYTE_COST * passHeld;
+    if (passesCost < bestCost) {
+      best = 'passes';
+      bestCost = passesCost;
+    }
+  }
+  // A sweep holds the whole output.
+  const sweepHeld = ctx.nbytes + ctx.windowBytes;
+  if (
+    ctx.nbytes <= budget &&
+    blockBytes <= ctx.windowBytes &&
+    FRESH_BYTE_COST * sweepHeld < bestCost
+  ) {
+    const sweepCost = sweepWindows(ctx).touched * ctx.windowBytes + FRESH_BYTE_COST * sweepHeld;
+    if (sweepCost < bestCost) best = 'sweep';
+  }
+  return best;
+}
+
+/** Read calls of a ranged gather: one per run of consecutive positions in each batch entry. */
+function countReads(ctx: RunContext): number {
+  const { batch, perBatch, positions } = ctx.plan;
   // Counted without runsOf: one Run object per run of indices would cost more than the count.
   let reads = 0;
   for (let b = 0; b < batch; b++) {
@@ -29,21 +84,7 @@ export function pickMode(ctx: RunContext): FileGatherMode {
       prev = p;
     }
   }
-  const budget = scanBudget();
-  let best: FileGatherMode = 'ranged';
-  let bestCost = reads * outer * READ_COST_BYTES + ctx.nbytes;
-  // A scan holds one whole region (row of the 4-D view) in memory at least.
-  const scanCost = batch * outer * regionBytes + ctx.nbytes;
-  if (regionBytes <= budget && scanCost < bestCost) {
-    best = 'scan';
-    bestCost = scanCost;
-  }
-  // A sweep holds the whole output; only worth a pass over the positions when it could win.
-  if (ctx.nbytes <= budget && blockBytes <= ctx.windowBytes && ctx.nbytes < bestCost) {
-    const sweepCost = sweepWindows(ctx).touched * (ctx.windowBytes + blockBytes) + ctx.nbytes;
-    if (sweepCost < bestCost) best = 'sweep';
-  }
-  return best;
+  return reads;
 }
 
 /**

@@ -29,15 +29,37 @@ export async function runReads(ctx: RunContext, reads: PendingRead[]): Promise<v
       } catch (cause) {
         throw fileError(ctx.file.path, 'read', cause);
       }
-      if (got !== target.length) {
-        throw new TensorOpsError(
-          'E_FORMAT',
-          `${ctx.file.path}: data truncated: tensor ${quote(ctx.stored.name ?? '')} needs bytes up to offset ${position + target.length}, the file ends at ${position + got}`,
-        );
-      }
+      if (got !== target.length) throw truncated(ctx, position + target.length, position + got);
     }
   };
   await Promise.all(Array.from({ length: Math.min(ctx.concurrency, reads.length) }, worker));
+}
+
+/**
+ * Fills `target` from an absolute file position, synchronously when the file can (a local file:
+ * a window from the page cache reads faster than a thread-pool round trip), else as runReads.
+ */
+export async function readWindow(
+  ctx: RunContext,
+  target: Uint8Array,
+  position: number,
+): Promise<void> {
+  const { readAtSync } = ctx.file;
+  if (readAtSync === undefined) return runReads(ctx, [{ position, target }]);
+  let got: number;
+  try {
+    got = readAtSync(target, position);
+  } catch (cause) {
+    throw fileError(ctx.file.path, 'read', cause);
+  }
+  if (got !== target.length) throw truncated(ctx, position + target.length, position + got);
+}
+
+function truncated(ctx: RunContext, needs: number, ends: number): TensorOpsError {
+  return new TensorOpsError(
+    'E_FORMAT',
+    `${ctx.file.path}: data truncated: tensor ${quote(ctx.stored.name ?? '')} needs bytes up to offset ${needs}, the file ends at ${ends}`,
+  );
 }
 
 /** One large read split in pieces that run concurrently (the page-cache copies overlap). */

@@ -1,0 +1,147 @@
+// Passes: dense picks from a large source, with no byte of it held in fresh memory. The output is
+// produced in large chunks; for each chunk, the windows of the source that hold its blocks are
+// read in file order into one reused buffer, and the blocks are copied to their places in the
+// chunk. Memory is two output chunks and one window, all reused; the price is one read of the
+// touched windows per chunk, from the page cache. First-touch page faults cost far more per byte
+// than page-cache reads into memory already faulted in (docs/performance.md), so this beats
+// reading a large source whole.
+
+import { ZERO_FILL } from '@tensorops/core/internal';
+import { swapBytesInPlace } from '../../layout.js';
+import type { ChunkOptions } from '../tensor-stream.js';
+import type { RunContext } from './context.js';
+import { chunkAllocator } from './output-chunks.js';
+import { readWindow } from './reads.js';
+
+/** Blocks at least this long are copied with one TypedArray.set (memmove) rather than word by word. */
+const LONG_BLOCK_BYTES = 1024;
+
+/** A pass's output chunk and source window, derived from the context's output chunk size. */
+export function passSizes(ctx: RunContext): { chunkBlocks: number; windowBytes: number } {
+  const { blockBytes } = ctx.plan;
+  const chunkBlocks = Math.max(1, Math.floor((4 * ctx.chunkBytes) / blockBytes));
+  const item = Math.max(ctx.swapUnit, 1);
+  // A multiple of the swap unit, so that each window starts on a whole element to swap.
+  const windowBytes = Math.max(item, Math.floor(ctx.chunkBytes / 2 / item) * item);
+  return { chunkBlocks, windowBytes };
+}
+
+/**
+ * Source byte offsets (within the tensor) of output blocks [from, to) into `into`, ZERO_FILL for
+ * a block that reads nothing. Output block k is (b, o, j) of [batch, outer, perBatch] in order.
+ */
+export function sourceOffsets(ctx: RunContext, from: number, to: number, into: Float64Array): void {
+  const { outer, axisSize, perBatch, blockBytes, positions } = ctx.plan;
+  let k = from;
+  let row = Math.floor(k / perBatch); // b * outer + o
+  let j = k - row * perBatch;
+  while (k < to) {
+    const b = Math.floor(row / outer);
+    const rowBase = row * axisSize;
+    const idxBase = b * perBatch;
+    for (; j < perBatch && k < to; j++, k++) {
+      const p = positions[idxBase + j] as number;
+      into[k - from] = p === ZERO_FILL ? ZERO_FILL : (rowBase + p) * blockBytes;
+    }
+    j = 0;
+    row++;
+  }
+}
+
+/** How many source windows the chunks of a passes run read, in all (for the cost model). */
+export function passReads(ctx: RunContext): number {
+  const { chunkBlocks, windowBytes } = passSizes(ctx);
+  const blocks = ctx.nbytes / ctx.plan.blockBytes;
+  const offsets = new Float64Array(Math.min(chunkBlocks, blocks));
+  const seen = new Float64Array(Math.ceil(sourceBytes(ctx) / windowBytes)).fill(-1);
+  let reads = 0;
+  for (let first = 0; first < blocks; first += chunkBlocks) {
+    const count = Math.min(chunkBlocks, blocks - first);
+    sourceOffsets(ctx, first, first + count, offsets);
+    for (let i = 0; i < count; i++) {
+      const at = offsets[i] as number;
+      if (at === ZERO_FILL) continue;
+      const win = Math.floor(at / windowBytes);
+      if (seen[win] !== first) {
+        seen[win] = first;
+        reads++;
+      }
+    }
+  }
+  return reads;
+}
+
+function sourceBytes(ctx: RunContext): number {
+  const { batch, outer, axisSize, blockBytes } = ctx.plan;
+  return batch * outer * axisSize * blockBytes;
+}
+
+export async function* passesGather(
+  ctx: RunContext,
+  options?: ChunkOptions,
+): AsyncIterable<Uint8Array> {
+  const { blockBytes } = ctx.plan;
+  if (ctx.nbytes === 0) return;
+  const { chunkBlocks, windowBytes } = passSizes(ctx);
+  const total = sourceBytes(ctx);
+  const windows = Math.ceil(total / windowBytes);
+  const blocks = ctx.nbytes / blockBytes;
+  const allocate = chunkAllocator({ ...ctx, chunkBytes: chunkBlocks * blockBytes }, options);
+  const offsets = new Float64Array(Math.min(chunkBlocks, blocks));
+  const order = new Int32Array(offsets.length); // chunk block index, bucketed by window
+  const starts = new Int32Array(windows + 1);
+  // A window reaches one block further, so that a block starting in it is read whole.
+  const buf = new Uint8Array(Math.min(total, windowBytes + blockBytes));
+  // Word copies where every block offset is a multiple of 4: in the window (window starts and
+  // blocks are) and in the chunk (both buffers start at offset 0 of their ArrayBuffer).
+  const words = blockBytes % 4 === 0 && windowBytes % 4 === 0;
+  const buf32 = words ? new Int32Array(buf.buffer, 0, buf.length >>> 2) : undefined;
+  for (let first = 0; first < blocks; first += chunkBlocks) {
+    const count = Math.min(chunkBlocks, blocks - first);
+    sourceOffsets(ctx, first, first + count, offsets);
+    // Counting sort of the chunk's blocks by window; ZERO_FILL blocks are zeroed here instead.
+    const out = allocate(count * blockBytes);
+    starts.fill(0);
+    for (let i = 0; i < count; i++) {
+      const at = offsets[i] as number;
+      if (at === ZERO_FILL) out.fill(0, i * blockBytes, (i + 1) * blockBytes);
+      else {
+        const w = Math.floor(at / windowBytes) + 1;
+        starts[w] = (starts[w] as number) + 1;
+      }
+    }
+    for (let w = 0; w < windows; w++)
+      starts[w + 1] = (starts[w + 1] as number) + (starts[w] as number);
+    const next = starts.slice(0, windows);
+    for (let i = 0; i < count; i++) {
+      const at = offsets[i] as number;
+      if (at === ZERO_FILL) continue;
+      const w = Math.floor(at / windowBytes);
+      const slot = next[w] as number;
+      next[w] = slot + 1;
+      order[slot] = i;
+    }
+    const out32 = words ? new Int32Array(out.buffer, out.byteOffset, out.length >>> 2) : undefined;
+    for (let w = 0; w < windows; w++) {
+      if (starts[w] === starts[w + 1]) continue;
+      const start = w * windowBytes;
+      const view = buf.subarray(0, Math.min(total, start + windowBytes + blockBytes) - start);
+      await readWindow(ctx, view, ctx.offset + start);
+      swapBytesInPlace(view, ctx.swapUnit);
+      for (let slot = starts[w] as number; slot < (starts[w + 1] as number); slot++) {
+        const i = order[slot] as number;
+        const s = (offsets[i] as number) - start;
+        const d = i * blockBytes;
+        if (blockBytes >= LONG_BLOCK_BYTES) out.set(buf.subarray(s, s + blockBytes), d);
+        else if (buf32 !== undefined && out32 !== undefined) {
+          const s4 = s >>> 2;
+          const d4 = d >>> 2;
+          for (let x = 0; x < blockBytes >>> 2; x++) out32[d4 + x] = buf32[s4 + x] as number;
+        } else {
+          for (let x = 0; x < blockBytes; x++) out[d + x] = buf[s + x] as number;
+        }
+      }
+    }
+    yield out;
+  }
+}
