@@ -124,7 +124,20 @@ function buildParser(io: CliIO): Argv {
     )
     .wrap(Math.min(100, io.stdout.columns || 80));
   for (const spec of COMMANDS) parser = parser.command(spec.command, spec.describe, spec.builder);
+  skipHelpCache(parser);
   return parser;
+}
+
+/**
+ * yargs renders the whole help text before it runs a command, in case the command's handler asks
+ * for it later; ours never does (commands run after the parse), and the render costs a sizeable
+ * part of a small command's start-up (docs/performance.md). `--help` still renders it.
+ */
+function skipHelpCache(parser: Argv): void {
+  const internal = parser as unknown as {
+    getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } };
+  };
+  internal.getInternalMethods().getUsageInstance().cacheHelpMessage = () => {};
 }
 
 function parse(argv: readonly string[], io: CliIO): Promise<Parsed> {
