@@ -3,6 +3,7 @@
 // run exactly as it is without a cache.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
@@ -15,6 +16,10 @@ import {
   writeCodeCache,
 } from '../src/code-cache.js';
 import { BIN, tempDir, tensorops } from './helpers.js';
+
+/** Node >= 22.1 caches through module.enableCompileCache; Node 20 through vm.Script cachedData. */
+const NODE_COMPILE_CACHE =
+  typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
 const MAIN = fileURLToPath(new URL('../dist/tensorops-main.cjs', import.meta.url));
 const VERSION: string = JSON.parse(
@@ -110,47 +115,53 @@ describe('the bin with its cache', () => {
     smallNpy(dir, 'i.npy', '<i8', [5, 0, 3]),
   ];
 
-  it('writes one entry on the first run, uses it unchanged after, and gives the same bytes', () => {
-    const dir = tempDir();
-    const cache = join(dir, 'cache');
-    const env = { TENSOROPS_CACHE_DIR: cache };
-    const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
-    expect(plain.status).toBe(0);
-    const first = tensorops(gatherArgs(dir), { env });
-    expect(first.stderr).toBe('');
-    expect(Buffer.compare(first.stdout, plain.stdout)).toBe(0);
-    const files = readdirSync(cache);
-    expect(files).toEqual([cacheFileName(VERSION, childKey())]);
-    const entry = join(cache, files[0] as string);
-    expect(readCodeCache(entry, childKey())?.length).toBeGreaterThan(1000);
-    const written = statSync(entry).mtimeMs;
-    const second = tensorops(gatherArgs(dir), { env });
-    expect(second.stderr).toBe('');
-    expect(Buffer.compare(second.stdout, plain.stdout)).toBe(0);
-    expect(statSync(entry).mtimeMs).toBe(written);
-  });
+  it.skipIf(NODE_COMPILE_CACHE)(
+    'writes one entry on the first run, uses it unchanged after, and gives the same bytes',
+    () => {
+      const dir = tempDir();
+      const cache = join(dir, 'cache');
+      const env = { TENSOROPS_CACHE_DIR: cache };
+      const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
+      expect(plain.status).toBe(0);
+      const first = tensorops(gatherArgs(dir), { env });
+      expect(first.stderr).toBe('');
+      expect(Buffer.compare(first.stdout, plain.stdout)).toBe(0);
+      const files = readdirSync(cache);
+      expect(files).toEqual([cacheFileName(VERSION, childKey())]);
+      const entry = join(cache, files[0] as string);
+      expect(readCodeCache(entry, childKey())?.length).toBeGreaterThan(1000);
+      const written = statSync(entry).mtimeMs;
+      const second = tensorops(gatherArgs(dir), { env });
+      expect(second.stderr).toBe('');
+      expect(Buffer.compare(second.stdout, plain.stdout)).toBe(0);
+      expect(statSync(entry).mtimeMs).toBe(written);
+    },
+  );
 
-  it('a corrupt entry or one V8 rejects (another source) is replaced, and the run is unchanged', () => {
-    const dir = tempDir();
-    const cache = join(dir, 'cache');
-    const entry = join(cache, cacheFileName(VERSION, childKey()));
-    const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
-    const other = new Script('(function () { return 42; })').createCachedData();
-    for (const damage of [
-      () => writeFileSync(entry, Buffer.alloc(5000, 0xa5)),
-      () => writeCodeCache(entry, childKey(), other),
-    ]) {
-      writeCodeCache(entry, 'placeholder', Buffer.alloc(1));
-      damage();
-      const r = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
-      expect(r.stderr).toBe('');
-      expect(r.status).toBe(0);
-      expect(Buffer.compare(r.stdout, plain.stdout)).toBe(0);
-      const now = readCodeCache(entry, childKey());
-      expect(now?.length).toBeGreaterThan(1000);
-      expect(now?.equals(other)).toBe(false);
-    }
-  });
+  it.skipIf(NODE_COMPILE_CACHE)(
+    'a corrupt entry or one V8 rejects (another source) is replaced, and the run is unchanged',
+    () => {
+      const dir = tempDir();
+      const cache = join(dir, 'cache');
+      const entry = join(cache, cacheFileName(VERSION, childKey()));
+      const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
+      const other = new Script('(function () { return 42; })').createCachedData();
+      for (const damage of [
+        () => writeFileSync(entry, Buffer.alloc(5000, 0xa5)),
+        () => writeCodeCache(entry, childKey(), other),
+      ]) {
+        writeCodeCache(entry, 'placeholder', Buffer.alloc(1));
+        damage();
+        const r = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
+        expect(r.stderr).toBe('');
+        expect(r.status).toBe(0);
+        expect(Buffer.compare(r.stdout, plain.stdout)).toBe(0);
+        const now = readCodeCache(entry, childKey());
+        expect(now?.length).toBeGreaterThan(1000);
+        expect(now?.equals(other)).toBe(false);
+      }
+    },
+  );
 
   it.skipIf(process.getuid?.() !== 0)(
     'a read-only HOME (nobody, HOME owned by root): the run works and writes nothing',
@@ -170,6 +181,55 @@ describe('the bin with its cache', () => {
       const plain = tensorops(args, { env: { TENSOROPS_CACHE_DIR: '' } });
       expect(Buffer.compare(r.stdout, plain.stdout)).toBe(0);
       expect(readdirSync(home)).toEqual([]);
+    },
+  );
+
+  /** Every file under dir, with its size and modification time. */
+  const entries = (dir: string) =>
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => {
+        const path = join(e.parentPath, e.name);
+        const { size, mtimeMs } = statSync(path);
+        return { path, size, mtimeMs };
+      });
+
+  it.runIf(NODE_COMPILE_CACHE)(
+    "Node's compile cache: written under node-compile-cache on the first run, used unchanged after, same bytes",
+    () => {
+      const dir = tempDir();
+      const cache = join(dir, 'cache');
+      const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
+      expect(plain.status).toBe(0);
+      const first = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
+      expect(first.stderr).toBe('');
+      expect(Buffer.compare(first.stdout, plain.stdout)).toBe(0);
+      expect(readdirSync(cache)).toEqual(['node-compile-cache']);
+      const written = entries(cache);
+      expect(written.length).toBeGreaterThan(0);
+      // The bundle's entry: it holds the compiled CLI, far more than a stub.
+      expect(Math.max(...written.map((e) => e.size))).toBeGreaterThan(50_000);
+      const second = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
+      expect(second.stderr).toBe('');
+      expect(Buffer.compare(second.stdout, plain.stdout)).toBe(0);
+      expect(entries(cache)).toEqual(written);
+    },
+  );
+
+  it.runIf(NODE_COMPILE_CACHE)(
+    "Node's compile cache: a corrupt entry leaves the run unchanged and is rewritten",
+    () => {
+      const dir = tempDir();
+      const cache = join(dir, 'cache');
+      const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
+      tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
+      const garbage = Buffer.alloc(3000, 0xa5);
+      for (const e of entries(cache)) writeFileSync(e.path, garbage);
+      const r = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(Buffer.compare(r.stdout, plain.stdout)).toBe(0);
+      for (const e of entries(cache)) expect(readFileSync(e.path).equals(garbage)).toBe(false);
     },
   );
 });
