@@ -22,8 +22,8 @@ export function namesHint(path: string, names: readonly (string | null)[]): stri
 
 /**
  * The tensor `name` of `file` (undefined: its only one), as `file.get` finds it. When it is
- * missing or ambiguous, the list of names is reworded for the shell: cut by {@link namesHint},
- * with how to pick.
+ * missing or ambiguous, the library's message is reworded for the shell: the list of names cut by
+ * {@link namesHint}, with how to pick, and a name given to a .npy file is to be dropped.
  */
 export function pickTensor(file: TensorFile, name: string | undefined): StoredTensor {
   try {
@@ -31,9 +31,17 @@ export function pickTensor(file: TensorFile, name: string | undefined): StoredTe
   } catch (error) {
     if (!isTensorOpsError(error) || error.code !== 'E_TENSOR_NOT_FOUND') throw error;
     const { path, tensors } = file;
+    if (file.format === 'npy') {
+      if (name === undefined) throw error;
+      throw new TensorOpsError(
+        'E_TENSOR_NOT_FOUND',
+        `${path}: a .npy file holds one unnamed tensor; drop ':${printable(name)}'`,
+        { cause: error },
+      );
+    }
     const unreadable = file.notTensors.filter((o) => o.kind === 'unreadable');
     const all = name === undefined ? [...tensors, ...unreadable] : tensors;
-    if (file.format === 'npy' || all.length === 0) throw error;
+    if (all.length === 0) throw error;
     const names = namesHint(
       path,
       all.map((t) => t.name),

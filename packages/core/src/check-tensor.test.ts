@@ -9,7 +9,7 @@ import {
 import { thrown } from '../test/assert.js';
 import { checkTensor } from './check-tensor.js';
 import { gather, planGather } from './gather.js';
-import { gatherElements, planGatherElements } from './gather-elements.js';
+import { gatherElements, planGatherElements } from './gather-elements/index.js';
 import { gatherND, planGatherND } from './gather-nd.js';
 import { createTensor, type Tensor, tensorFrom, tensorValues } from './tensor.js';
 

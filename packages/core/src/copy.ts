@@ -14,10 +14,39 @@ export function wordWidth(blockBytes: number, ...buffers: Uint8Array[]): 4 | 2 |
   return aligned % 4 === 0 ? 4 : aligned % 2 === 0 ? 2 : 1;
 }
 
+/** `bytes` as words of `width` bytes, in place; its offset and length must be multiples of width. */
 export function wordView(bytes: Uint8Array, width: 4 | 2 | 1): WordView {
   if (width === 4) return new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
   if (width === 2) return new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 1);
   return bytes;
+}
+
+/**
+ * dst[to, to + words) = src[from, from + words): one element (or block) of `words` words, the
+ * copy loop of every multi-word gather. Four loads go before their four stores when `words` is a
+ * multiple of 4 (as copyWords1 does with eight).
+ */
+export function copyElement(
+  src: WordView,
+  from: number,
+  dst: WordView,
+  to: number,
+  words: number,
+): void {
+  if (words % 4 !== 0) {
+    for (let k = 0; k < words; k++) dst[to + k] = src[from + k] as number;
+    return;
+  }
+  for (let s = from, e = to, end = to + words; e < end; e += 4, s += 4) {
+    const w0 = src[s] as number;
+    const w1 = src[s + 1] as number;
+    const w2 = src[s + 2] as number;
+    const w3 = src[s + 3] as number;
+    dst[e] = w0;
+    dst[e + 1] = w1;
+    dst[e + 2] = w2;
+    dst[e + 3] = w3;
+  }
 }
 
 /**
@@ -94,6 +123,12 @@ export const CACHE_LINE_BYTES = 64;
 
 // biome-ignore lint/correctness/noUnusedVariables: written only: the touch loads fold into it so that the compiler cannot drop them as dead code
 let touchSink = 0;
+
+/**
+ * Rows up to this size are read whole (touchRange) before a dense gather from them: they fit in a
+ * core's share of L2+L3.
+ */
+export const TOUCH_ROW_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Loads one byte of every cache line of bytes[start, end). */
 export function touchRange(bytes: Uint8Array, start: number, end: number): void {

@@ -14,7 +14,7 @@ import {
   gatherElements,
   planGatherElements,
   runGatherElementsPlan,
-} from './gather-elements.js';
+} from './gather-elements/index.js';
 import { createTensor, type Tensor, tensorFrom } from './tensor.js';
 import { gatherElementsWasm } from './wasm/gather-elements.js';
 import { setWasmKernelsEnabled } from './wasm/instantiate.js';
@@ -65,13 +65,13 @@ const fusedCase = fc
     indexDtype: fc.constantFrom('int32' as const, 'int64' as const),
     seed: fc.integer(),
     shrink: fc.nat(),
-    axisLength: fc.integer({ min: 0, max: 21 }),
+    indicesAxisSize: fc.integer({ min: 0, max: 21 }),
   })
   .chain((base) => {
     const r = base.dataShape.length;
     const axis = base.axisDraw % r;
     const indexShape = base.dataShape.map((d, i) =>
-      i === axis ? base.axisLength : i < axis ? 1 + ((base.shrink + i) % d) : d,
+      i === axis ? base.indicesAxisSize : i < axis ? 1 + ((base.shrink + i) % d) : d,
     );
     const n = indexShape.reduce((x, y) => x * y, 1);
     return indexDraws(n).map((draws) => ({

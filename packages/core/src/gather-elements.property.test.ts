@@ -11,7 +11,7 @@ import {
   randomData,
   refGatherElements,
 } from '../test/reference-elements-nd.js';
-import { gatherElements } from './gather-elements.js';
+import { gatherElements } from './gather-elements/index.js';
 import { tensorFrom } from './tensor.js';
 
 // A random case: data of rank 1-4 (dims 0-4), an axis, indices whose off-axis dims are <= data's

@@ -3,7 +3,11 @@ import { hex, thrown } from '../test/assert.js';
 import { readFixture, tensorAt, tensorFromJson } from '../test/fixtures.js';
 import { randomData, refGatherElements } from '../test/reference-elements-nd.js';
 import type { Dtype } from './dtype.js';
-import { gatherElements, planGatherElements, runGatherElementsPlan } from './gather-elements.js';
+import {
+  gatherElements,
+  planGatherElements,
+  runGatherElementsPlan,
+} from './gather-elements/index.js';
 import { ZERO_FILL } from './indices.js';
 import { createTensor, tensorFrom, tensorValues } from './tensor.js';
 
@@ -303,7 +307,7 @@ describe('planGatherElements: a pure plan an executor can run without the data b
     const plan = planGatherElements({ dtype: 'float64', shape: [3, 3, 4] }, indices, { axis: 1 });
     expect(plan.outShape).toEqual([2, 2, 2]);
     expect(plan.itemBytes).toBe(8);
-    expect([plan.outer, plan.axisLength, plan.inner, plan.axisSize, plan.axisStride]).toEqual([
+    expect([plan.outer, plan.indicesAxisSize, plan.inner, plan.axisSize, plan.axisStride]).toEqual([
       2, 2, 2, 3, 4,
     ]);
     expect([...plan.outerOffsets]).toEqual([0, 12]);

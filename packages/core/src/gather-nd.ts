@@ -1,5 +1,6 @@
 import { checkTensor, checkTensorLayout } from './check-tensor.js';
 import {
+  copyElement,
   LONG_BLOCK_BYTES,
   touchBlocks,
   touchGroupSize,
@@ -197,7 +198,6 @@ function copyShortSlices(
   for (let t = from, d = from * words; t < to; t++, d += words) {
     const s = slices[t] as number;
     if (s === ZERO_FILL) continue;
-    const first = s * words;
-    for (let w = 0; w < words; w++) dst[d + w] = src[first + w] as number;
+    copyElement(src, s * words, dst, d, words);
   }
 }

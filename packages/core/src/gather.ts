@@ -1,8 +1,10 @@
 import { checkTensor, checkTensorLayout } from './check-tensor.js';
 import {
   CACHE_LINE_BYTES,
+  copyElement,
   copyWords1,
   LONG_BLOCK_BYTES,
+  TOUCH_ROW_MAX_BYTES,
   touchBlocks,
   touchGroupSize,
   touchRange,
@@ -140,8 +142,6 @@ export function gather(data: Tensor, indices: Tensor, options: GatherOptions = {
  */
 export type GatherStrategy = 'plain' | 'touch-rows' | 'touch-groups';
 
-/** Rows up to this size are read whole before a dense gather: they fit in a core's share of L2+L3. */
-const TOUCH_ROW_MAX_BYTES = 4 * 1024 * 1024;
 /** A row whose cache lines outnumber the lines the gather reads by more than this is not read whole. */
 const TOUCH_ROW_SPARSITY = 8;
 /** Rows larger than this are unlikely to be in cache: touch groups of blocks ahead of the copy. */
@@ -273,35 +273,9 @@ function copyWordsN(
   d: number,
   words: number,
 ): number {
-  if (words % 4 === 0) {
-    // four loads before four stores, as in copy.ts's copyWords1
-    for (let j = from; j < to; j++) {
-      const p = positions[j] as number;
-      if (p !== ZERO_FILL) {
-        let s = (rowBase + p) * words;
-        const end = d + words;
-        for (let e = d; e < end; e += 4, s += 4) {
-          const w0 = src[s] as number;
-          const w1 = src[s + 1] as number;
-          const w2 = src[s + 2] as number;
-          const w3 = src[s + 3] as number;
-          dst[e] = w0;
-          dst[e + 1] = w1;
-          dst[e + 2] = w2;
-          dst[e + 3] = w3;
-        }
-      }
-      d += words;
-    }
-    return d;
-  }
-  for (let j = from; j < to; j++) {
+  for (let j = from; j < to; j++, d += words) {
     const p = positions[j] as number;
-    if (p !== ZERO_FILL) {
-      const s = (rowBase + p) * words;
-      for (let k = 0; k < words; k++) dst[d + k] = src[s + k] as number;
-    }
-    d += words;
+    if (p !== ZERO_FILL) copyElement(src, (rowBase + p) * words, dst, d, words);
   }
   return d;
 }

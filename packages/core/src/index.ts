@@ -38,7 +38,7 @@ export {
   gatherElements,
   planGatherElements,
   runGatherElementsPlan,
-} from './gather-elements.js';
+} from './gather-elements/index.js';
 export {
   type GatherNDOptions,
   type GatherNDPlan,

@@ -7,11 +7,14 @@ import * as internal from '../src/internal.js';
 const INTERNAL = [
   'ZERO_FILL',
   'alignedView',
+  'copyElement',
   'decodeIndices',
   'outputTensor',
   'setWasmKernelsEnabled',
   'valueView',
   'wasmModule',
+  'wordView',
+  'wordWidth',
 ];
 
 describe('entry points', () => {

@@ -9,7 +9,7 @@ import {
   decodeBeams,
   formatTokens,
 } from './beams.js';
-import { gatherTree } from './gather-tree.js';
+import { gatherTree } from './gather-tree/index.js';
 
 const i32 = (shape: number[], values: number[]): Tensor => tensorFrom('int32', shape, values);
 

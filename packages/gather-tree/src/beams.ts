@@ -5,7 +5,7 @@ import {
   type Tensor,
   TensorOpsError,
 } from '@tensorops/core';
-import { alignedView } from '@tensorops/core/internal';
+import { alignedView, valueView } from '@tensorops/core/internal';
 import {
   type EndToken,
   isStepDtype,
@@ -14,7 +14,7 @@ import {
   type StepDtype,
   show,
 } from './end-token.js';
-import { gatherTree } from './gather-tree.js';
+import { gatherTree } from './gather-tree/index.js';
 
 /** `time-major`: ids are [MAX_TIME, BATCH, BEAM] (GatherTree's output); `batch-major`: [BATCH, MAX_TIME, BEAM] (TF BeamSearchDecoder's `predicted_ids`). */
 export type Layout = 'time-major' | 'batch-major';
@@ -189,15 +189,8 @@ function reader(ids: Tensor, endBits: Uint8Array): Reader {
   switch (dtype) {
     case 'float32':
     case 'float64': {
-      const values =
-        dtype === 'float32'
-          ? alignedView(ids.data, Float32Array)
-          : alignedView(ids.data, Float64Array);
-      const end = (
-        dtype === 'float32'
-          ? alignedView(endBits, Float32Array)
-          : alignedView(endBits, Float64Array)
-      )[0] as number;
+      const values = valueView(ids);
+      const end = valueView({ dtype, shape: [], data: endBits })[0] as number;
       return {
         isEnd: (i) => values[i] === end,
         value: (i) => {
@@ -222,36 +215,16 @@ function reader(ids: Tensor, endBits: Uint8Array): Reader {
           // Rounding is monotonic, so the sum is a safe integer only when the exact value is.
           const v = (signed ? hi : hi >>> 0) * TWO_32 + lo;
           if (Number.isSafeInteger(v)) return v;
-          const wide = (BigInt(hi >>> 0) << 32n) | BigInt(lo);
-          return signed ? BigInt.asIntN(64, wide) : wide;
+          const bits = (BigInt(hi >>> 0) << 32n) | BigInt(lo);
+          return signed ? BigInt.asIntN(64, bits) : bits;
         },
       };
     }
     default: {
-      const values = intView(ids.data, dtype);
-      const end = intView(endBits, dtype)[0] as number;
+      const values = valueView(ids);
+      const end = valueView({ dtype, shape: [], data: endBits })[0] as number;
       return { isEnd: (i) => values[i] === end, value: (i) => values[i] as number };
     }
-  }
-}
-
-function intView(
-  bytes: Uint8Array,
-  dtype: StepDtype,
-): Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array {
-  switch (dtype) {
-    case 'int8':
-      return new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    case 'int16':
-      return alignedView(bytes, Int16Array);
-    case 'uint16':
-      return alignedView(bytes, Uint16Array);
-    case 'int32':
-      return alignedView(bytes, Int32Array);
-    case 'uint32':
-      return alignedView(bytes, Uint32Array);
-    default:
-      return bytes;
   }
 }
 

@@ -17,4 +17,4 @@ export {
   STEP_DTYPES,
   type StepDtype,
 } from './end-token.js';
-export { type GatherTreeOptions, gatherTree } from './gather-tree.js';
+export { type GatherTreeOptions, gatherTree } from './gather-tree/index.js';

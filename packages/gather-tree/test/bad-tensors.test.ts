@@ -2,7 +2,7 @@ import { type Tensor, tensorFrom } from '@tensorops/core';
 import { describe } from 'vitest';
 import { itRefusesBadTensors } from '../../../test/bad-tensors.js';
 import { beamSequences, decodeBeams } from '../src/beams.js';
-import { gatherTree } from '../src/gather-tree.js';
+import { gatherTree } from '../src/gather-tree/index.js';
 
 const step = tensorFrom('int32', [2, 1, 2], [1, 2, 3, 4]);
 const parents = tensorFrom('int32', [2, 1, 2], [0, 0, 1, 0]);

@@ -3,7 +3,7 @@ import { setWasmKernelsEnabled } from '@tensorops/core/internal';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STEP_DTYPES } from '../src/end-token.js';
-import { gatherTree } from '../src/gather-tree.js';
+import { gatherTree } from '../src/gather-tree/index.js';
 import { referenceGatherTree, type Value } from './reference.js';
 
 const INDEX_DTYPES = [

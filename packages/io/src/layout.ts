@@ -1,6 +1,7 @@
 // Byte-level layout conversions for readers of foreign files: byte order and Fortran order.
 // Elements move as bytes or same-width unsigned integers, never through JS floats, so NaN
 // payloads and every other bit pattern survive.
+import { copyElement, wordView, wordWidth } from '@tensorops/core/internal';
 
 /** Reverses the bytes of every `unit`-byte word of `bytes`, in place. */
 export function swapBytesInPlace(bytes: Uint8Array, unit: number): void {
@@ -23,14 +24,6 @@ export function swapBytesInPlace(bytes: Uint8Array, unit: number): void {
   }
 }
 
-type Words = Uint32Array | Uint16Array | Uint8Array;
-
-function words(bytes: Uint8Array, width: number): Words {
-  if (width === 4) return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
-  if (width === 2) return new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 1);
-  return bytes;
-}
-
 /**
  * Fortran-order (column-major) elements of `shape` -> a new C-order buffer.
  * `src` holds exactly shapeSize(shape) * itemSize bytes.
@@ -47,10 +40,9 @@ export function fortranToC(
     return out;
   }
   // Widest word that divides the item and the source offset (out is freshly allocated, offset 0).
-  const width =
-    (itemSize | src.byteOffset) % 4 === 0 ? 4 : (itemSize | src.byteOffset) % 2 === 0 ? 2 : 1;
-  const from = words(src, width);
-  const to = words(out, width);
+  const width = wordWidth(itemSize, src);
+  const from = wordView(src, width);
+  const to = wordView(out, width);
   const unitsPerItem = itemSize / width;
   // Source strides in words: in Fortran order the first axis is the contiguous one.
   const strides = new Array<number>(rank);
@@ -70,8 +62,8 @@ export function fortranToC(
     if (unitsPerItem === 1) {
       for (let j = 0; j < last; j++, at += lastStride) to[dst++] = from[at] as number;
     } else {
-      for (let j = 0; j < last; j++, at += lastStride) {
-        for (let u = 0; u < unitsPerItem; u++) to[dst++] = from[at + u] as number;
+      for (let j = 0; j < last; j++, at += lastStride, dst += unitsPerItem) {
+        copyElement(from, at, to, dst, unitsPerItem);
       }
     }
     for (let k = rank - 2; k >= 0; k--) {

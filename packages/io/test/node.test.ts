@@ -42,6 +42,13 @@ describe('readTensorFile', () => {
     }
   });
 
+  it('refuses a tensor name in a .npy file in library words (the CLI rewords it)', async () => {
+    const path = join(FIXTURES, 'f4-le-c.npy');
+    const error = await expectRejection(readTensorFile(path, 'x'));
+    expect(error.code).toBe('E_TENSOR_NOT_FOUND');
+    expect(error.message).toBe(`${path}: a .npy file holds one unnamed tensor, not 'x'`);
+  });
+
   it('refuses every malformed fixture with the same code, naming the path', async () => {
     for (const f of manifest.invalid) {
       const path = join(FIXTURES, f.file);

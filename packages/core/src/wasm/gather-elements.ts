@@ -29,9 +29,9 @@ export const STAGING_SIZES: StagingSizes = {
 export interface ElementsWalk {
   readonly itemBytes: number;
   readonly indexBytes: 4 | 8;
-  /** prod(indices.shape[:axis]); axisLength = indices.shape[axis]; inner = prod(after axis). */
+  /** prod(indices.shape[:axis]); indicesAxisSize = indices.shape[axis]; inner = prod(after axis). */
   readonly outer: number;
-  readonly axisLength: number;
+  readonly indicesAxisSize: number;
   readonly inner: number;
   /** data.shape[axis]; data's inner size equals `inner`, so it is also the axis stride / inner. */
   readonly axisSize: number;
@@ -75,10 +75,10 @@ function lastAxis(
   dst: Uint8Array,
   sizes: StagingSizes,
 ): 'done' | 'invalid' | 'unsupported' {
-  const { itemBytes, indexBytes, outer, axisLength, axisSize, outerOffsets } = walk;
+  const { itemBytes, indexBytes, outer, indicesAxisSize, axisSize, outerOffsets } = walk;
   const rowBytes = axisSize * itemBytes;
-  const idxRowBytes = axisLength * indexBytes;
-  const outRowBytes = axisLength * itemBytes;
+  const idxRowBytes = indicesAxisSize * indexBytes;
+  const outRowBytes = indicesAxisSize * itemBytes;
   const perRow = rowBytes + idxRowBytes + outRowBytes;
   const rowsPerStep = Math.max(1, Math.floor(sizes.stepBytes / perRow));
   const mem = staging(Math.min(rowsPerStep, outer) * perRow);
@@ -110,7 +110,7 @@ function lastAxis(
         idxRowBytes,
         outAt,
         rows,
-        axisLength,
+        indicesAxisSize,
         axisSize,
       ) !== 0
     ) {
@@ -136,20 +136,20 @@ function tiled(
   dst: Uint8Array,
   sizes: StagingSizes,
 ): 'done' | 'invalid' | 'unsupported' {
-  const { itemBytes, indexBytes, outer, axisLength, inner, axisSize, outerOffsets } = walk;
+  const { itemBytes, indexBytes, outer, indicesAxisSize, inner, axisSize, outerOffsets } = walk;
   const dataRowBytes = inner * itemBytes;
   const fit = Math.floor(sizes.tileBytes / Math.max(axisSize * itemBytes, 1));
   const width = Math.min(inner, Math.max(fit, Math.ceil(sizes.minSliceBytes / itemBytes)));
   const sliceBytes = width * itemBytes;
   const tileBytes = axisSize * sliceBytes;
   const rowsPerStep = Math.max(1, Math.floor(sizes.stepBytes / (width * (indexBytes + itemBytes))));
-  const stepRows = Math.min(rowsPerStep, axisLength);
+  const stepRows = Math.min(rowsPerStep, indicesAxisSize);
   const mem = staging(tileBytes + stepRows * width * (indexBytes + itemBytes));
   if (mem === null) return 'unsupported';
   const whole = width === inner;
   for (let o = 0; o < outer; o++) {
     const block = (outerOffsets[o] as number) * itemBytes;
-    const firstRow = o * axisLength;
+    const firstRow = o * indicesAxisSize;
     for (let j0 = 0; j0 < inner; j0 += width) {
       const w = Math.min(width, inner - j0);
       const slice = w * itemBytes;
@@ -161,8 +161,8 @@ function tiled(
           mem.set(data.subarray(from, from + slice), p * slice);
         }
       }
-      for (let a = 0; a < axisLength; a += stepRows) {
-        const rows = Math.min(stepRows, axisLength - a);
+      for (let a = 0; a < indicesAxisSize; a += stepRows) {
+        const rows = Math.min(stepRows, indicesAxisSize - a);
         const idxAt = axisSize * slice;
         const outAt = idxAt + rows * w * indexBytes;
         const row = firstRow + a;

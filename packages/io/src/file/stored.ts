@@ -183,7 +183,7 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
         if (name !== undefined) {
           throw new TensorOpsError(
             'E_TENSOR_NOT_FOUND',
-            `${path}: a .npy file holds one unnamed tensor; drop ':${name}'`,
+            `${path}: a .npy file holds one unnamed tensor, not ${quote(name)}`,
           );
         }
         return tensors[0] as StoredTensor;

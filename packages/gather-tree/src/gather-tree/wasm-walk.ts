@@ -7,7 +7,8 @@
 // Wasm code only sees its own memory, so the walk goes down the time axis a block of rows at a
 // time: copy the block's step ids and parents in (TypedArray.set, a memmove), run the kernel,
 // copy the block's output out. Blocks are small enough to stay in cache between the copies.
-import { treeKernels } from './wasm/runtime.js';
+import { treeKernels } from '../wasm/runtime.js';
+import type { WalkInput } from './context.js';
 
 /** The widest beam the kernel takes: its traced beams are the 16 bytes of one vector. */
 export const WASM_MAX_BEAMS = 16;
@@ -21,16 +22,6 @@ export const WALK_BLOCK_BYTES = 384 * 1024;
 
 /** The kernel's vector loads read up to 16 items (at most 128 bytes) past a block's last beam. */
 const SLACK = 128;
-
-export interface WalkInput {
-  readonly T: number;
-  readonly B: number;
-  readonly K: number;
-  /** Clamped max_seq_len per batch entry. */
-  readonly lengths: Int32Array;
-  /** Parent ids as int32 (values outside [0, K) stand for invalid ones). */
-  readonly parents: Int32Array;
-}
 
 /**
  * The backward walk into `dst`: every element is its traced step id, or end_token (the bits

@@ -1,7 +1,7 @@
 import { setWasmKernelsEnabled } from '@tensorops/core/internal';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hex } from '../../../test/hex.js';
+import { hex } from '../../../../test/hex.js';
 import { backtrackWasm, WASM_MAX_BEAMS } from './wasm-walk.js';
 
 beforeEach(() => setWasmKernelsEnabled(true, 0));

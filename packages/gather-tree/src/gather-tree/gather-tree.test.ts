@@ -1,6 +1,7 @@
 import {
   createTensor,
   type Dtype,
+  dtypeSize,
   type ErrorCode,
   type Tensor,
   TensorOpsError,
@@ -8,8 +9,8 @@ import {
   tensorValues,
 } from '@tensorops/core';
 import { describe, expect, it } from 'vitest';
-import { referenceGatherTree } from '../test/reference.js';
-import { gatherTree } from './gather-tree.js';
+import { referenceGatherTree } from '../../test/reference.js';
+import { gatherTree } from './index.js';
 
 const i32 = (shape: number[], values: number[]): Tensor => tensorFrom('int32', shape, values);
 
@@ -387,6 +388,17 @@ describe('gatherTree: step dtypes and exact values', () => {
       const lens = shifted(tensorFrom('int64', [1], [3n]));
       const out = gatherTree(step, parent, lens, 0);
       expect(tensorValues(out).map(Number), dtype).toEqual(A.out);
+    }
+  });
+
+  it('writes an unaligned `out` in place', () => {
+    for (const dtype of ['int16', 'int32', 'int64', 'float32', 'float64'] as const) {
+      const buf = new Uint8Array(6 * dtypeSize(dtype) + 1).fill(0xee);
+      const out = createTensor(dtype, [3, 1, 2], buf.subarray(1));
+      const step = tensorFrom(dtype, [3, 1, 2], dtype === 'int64' ? A.step.map(BigInt) : A.step);
+      expect(gatherTree(step, i32([3, 1, 2], A.parent), i32([1], [3]), 0, { out })).toBe(out);
+      expect(tensorValues(out).map(Number), dtype).toEqual(A.out);
+      expect(buf[0], dtype).toBe(0xee);
     }
   });
 
