@@ -1,4 +1,5 @@
 import { isTensorOpsError } from '@tensorops/core';
+import { cliWording } from './error-wording.js';
 import { truncateMiddle } from './ui/layout.js';
 
 export const EXIT_OK = 0;
@@ -16,9 +17,9 @@ export function exitCodeFor(error: unknown): number {
  */
 export const MAX_ERROR_CHARS = 240;
 
-/** The one stderr line for an error; a stack trace only with TENSOROPS_DEBUG=1. */
+/** The one stderr line for an error, in the CLI's words; a stack trace only with TENSOROPS_DEBUG=1. */
 export function errorLine(error: unknown, debug: boolean): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = cliWording(error instanceof Error ? error.message : String(error));
   const oneLine = truncateMiddle(message.replace(/\s*\n\s*/g, ' ').trim(), MAX_ERROR_CHARS);
   const prefix = isTensorOpsError(error) ? '' : 'internal error: ';
   const stack = debug && error instanceof Error && error.stack ? `\n${error.stack}` : '';

@@ -177,7 +177,7 @@ describe('reading over HTTP', () => {
     const url = `${server.url}/table.safetensors`;
     const e = await expectRejection(openTensorFile(url));
     expect(e.message).toMatch(
-      /ignores Range requests \(HTTP 200 to a ranged request\) and the file is \d+ bytes; allow downloading it whole with --max-download \d+ \(now 0\)/,
+      /ignores Range requests \(HTTP 200 to a ranged request\) and the file is \d+ bytes; allow downloading it whole with maxDownload: \d+ \(now 0\)/,
     );
     expect(server.requests[0]?.bytes).toBeLessThan(1 << 20);
     const out = await gatherRows(url, [3, 1], { maxDownload: 8 << 20 });
@@ -199,7 +199,7 @@ describe('reading over HTTP', () => {
     const url = `${server.url}/table.safetensors?sig=s3cr3t-t0ken`;
     const e = await expectRejection(openTensorFile(url));
     expect(e.message).toBe(
-      `${server.url}/table.safetensors?…: HTTP 401 Unauthorized (pass credentials with --http-header or TENSOROPS_HTTP_HEADERS)`,
+      `${server.url}/table.safetensors?…: HTTP 401 Unauthorized (send credentials in the headers option)`,
     );
     const events: string[] = [];
     const f = await openTensorFile(url, {

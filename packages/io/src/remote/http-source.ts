@@ -334,7 +334,7 @@ export class HttpSource {
       // Without a Content-Length the body could be anything: only a declared size is taken.
       if (first && Number.isSafeInteger(declared) && declared <= max) return undefined;
       return ioError(
-        `${this.label}: the server ignores Range requests (HTTP 200 to a ranged request)${Number.isSafeInteger(declared) ? ` and the file is ${declared} bytes` : ''}; allow downloading it whole with --max-download ${Number.isSafeInteger(declared) ? declared : 'BYTES'} (now ${max})`,
+        `${this.label}: the server ignores Range requests (HTTP 200 to a ranged request)${Number.isSafeInteger(declared) ? ` and the file is ${declared} bytes` : ''}; allow downloading it whole with maxDownload: ${Number.isSafeInteger(declared) ? declared : 'BYTES'} (now ${max})`,
       );
     }
     if (s === 416 && first) {
@@ -344,7 +344,7 @@ export class HttpSource {
     if (s !== 206) {
       const hint =
         s === 401 || s === 403
-          ? ' (pass credentials with --http-header or TENSOROPS_HTTP_HEADERS)'
+          ? ' (send credentials in the headers option)'
           : '';
       return ioError(`${this.label}: HTTP ${s} ${res.statusText}${hint}`);
     }
