@@ -342,10 +342,7 @@ export class HttpSource {
       if (total === 0) return undefined;
     }
     if (s !== 206) {
-      const hint =
-        s === 401 || s === 403
-          ? ' (send credentials in the headers option)'
-          : '';
+      const hint = s === 401 || s === 403 ? ' (send credentials in the headers option)' : '';
       return ioError(`${this.label}: HTTP ${s} ${res.statusText}${hint}`);
     }
     const range = parseContentRange(res.headers.get('content-range'));
