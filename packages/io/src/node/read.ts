@@ -9,8 +9,11 @@ import { ioError } from '../file/errors.js';
 /** Largest single read or write handed to the OS (Node refuses more than 2^31-1 per call). */
 const IO_CHUNK = 1 << 30;
 
-/** Default cap for stream input: the largest buffer Node can allocate. */
-export const MAX_STREAM_BYTES = constants.MAX_LENGTH;
+/**
+ * Default cap for stream input held in memory: 4 GiB, the largest buffer Node 20 can allocate,
+ * on every Node (Node 22 and later allow 2^53-1, which would let a header ask for any size).
+ */
+export const MAX_STREAM_BYTES = Math.min(constants.MAX_LENGTH, 2 ** 32);
 
 /** Fills `target` from `position` on; returns the bytes read (fewer only at end of file). */
 export async function readInto(
