@@ -1,10 +1,9 @@
 import type { Tensor } from '@tensorops/core';
-import { decodeNpy } from '@tensorops/io';
 import {
-  openTensorBytes,
+  type NpyOnStream,
+  openNpyStream,
   openTensorFile,
   rangeReadable,
-  readDeclaredBytes,
   resolveTensorRefOnDisk,
   type StoredTensor,
   type TensorFile,
@@ -12,7 +11,7 @@ import {
 import { isStdio, usageError } from './args.js';
 import type { CliIO } from './cli-io.js';
 import { openOptions } from './remote.js';
-import { stdinFilePath } from './stdin.js';
+import { stdinFilePath, stdinPipeFd } from './stdin.js';
 import { pickTensor } from './tensor-names.js';
 
 /**
@@ -22,7 +21,7 @@ import { pickTensor } from './tensor-names.js';
  */
 export async function loadTensor(ref: string, io: CliIO): Promise<Tensor> {
   const opened = await openRef(ref, io);
-  if ('tensor' in opened) return opened.tensor;
+  if ('npy' in opened) return readWhole(opened.npy);
   const { file, name } = opened;
   try {
     return await file.read(pickTensor(file, name));
@@ -33,12 +32,11 @@ export async function loadTensor(ref: string, io: CliIO): Promise<Tensor> {
 
 type Opened =
   | { readonly file: TensorFile; readonly name?: string | undefined }
-  | { readonly tensor: Tensor; readonly npy: Uint8Array };
+  | { readonly npy: NpyOnStream };
 
 /**
  * The file a reference names and the tensor name in it. On stdin: the regular file it is, or
- * the .npy bytes of a pipe, read once into one buffer, and their tensor (a view of them when no
- * byte swap or transpose is needed).
+ * the .npy on a pipe, its header read and its data left on the pipe.
  */
 async function openRef(ref: string, io: CliIO): Promise<Opened> {
   if (!isStdio(ref)) {
@@ -47,8 +45,16 @@ async function openRef(ref: string, io: CliIO): Promise<Opened> {
   }
   const path = stdinFilePath(io);
   if (path !== undefined) return { file: await openTensorFile(path, { label: 'stdin' }) };
-  const npy = await readDeclaredBytes(io.stdin, 'stdin', 'npy');
-  return { tensor: decodeNpy(npy), npy };
+  return { npy: await openNpyStream(stdinPipeFd(io) ?? io.stdin, 'stdin') };
+}
+
+/** The data of a .npy on a pipe, read once into one buffer of the declared size. */
+async function readWhole(npy: NpyOnStream): Promise<Tensor> {
+  try {
+    return await npy.readTensor();
+  } finally {
+    await npy.close();
+  }
 }
 
 /** Loads several references (with `load`); stdin holds one tensor, so `-` may appear once. */
@@ -71,13 +77,17 @@ export async function loadInputs<const Refs extends readonly string[]>(
  */
 export const RANGED_INPUT_BYTES = 64 << 20;
 
-/** A data input: in memory, or an open file an executor reads ranges from (caller closes it). */
+/**
+ * A data input: in memory, an open file an executor reads ranges from, or a .npy on a pipe whose
+ * data an executor reads once, in order (the caller closes the file or the pipe).
+ */
 export type DataInput =
   | { readonly kind: 'tensor'; readonly tensor: Tensor }
-  | { readonly kind: 'file'; readonly file: TensorFile; readonly stored: StoredTensor };
+  | { readonly kind: 'file'; readonly file: TensorFile; readonly stored: StoredTensor }
+  | { readonly kind: 'pipe'; readonly npy: NpyOnStream };
 
 /**
- * Like {@link loadTensor}, but leaves a large uncompressed tensor in its file (see
+ * Like {@link loadTensor}, but leaves a large uncompressed tensor in its file or on its pipe (see
  * {@link RANGED_INPUT_BYTES}); small, compressed or Fortran-order tensors are loaded.
  */
 export async function openDataInput(
@@ -86,14 +96,10 @@ export async function openDataInput(
   minBytes: number = RANGED_INPUT_BYTES,
 ): Promise<DataInput> {
   const opened = await openRef(ref, io);
-  if ('tensor' in opened) {
-    // A large .npy from a pipe is gathered in place like a file held in memory, so that the
-    // output goes out in chunks instead of being held whole beside the data.
-    const { tensor, npy } = opened;
-    if (tensor.data.byteLength < minBytes || tensor.data.buffer !== npy.buffer)
-      return { kind: 'tensor', tensor };
-    const file = await openTensorBytes(npy, 'stdin', 'npy');
-    return { kind: 'file', file, stored: file.get() };
+  if ('npy' in opened) {
+    const { npy } = opened;
+    if (npy.header.nbytes >= minBytes) return { kind: 'pipe', npy };
+    return { kind: 'tensor', tensor: await readWhole(npy) };
   }
   const { file, name } = opened;
   try {

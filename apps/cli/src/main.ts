@@ -26,10 +26,12 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
       await writeAll(io.stdout, parsed.text.endsWith('\n') ? parsed.text : `${parsed.text}\n`);
       return EXIT_OK;
     }
-    const result = await parsed.spec.run(parsed.args, {
-      ...io,
-      http: httpOptions(parsed.args, io),
-    });
+    // io's own properties stay behind it, unevaluated: a spread would call the stdin getter, and
+    // setting up process.stdin turns a piped descriptor non-blocking before a reader can use it.
+    const result = await parsed.spec.run(
+      parsed.args,
+      Object.assign(Object.create(io) as CliIO, { http: httpOptions(parsed.args, io) }),
+    );
     await emitResult(
       result,
       {

@@ -1,17 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createTensor,
-  type Dtype,
-  dtypeSize,
-  gather,
-  type Tensor,
-  tensorFrom,
-} from '@tensorops/core';
+import { createTensor, type Dtype, gather, type Tensor, tensorFrom } from '@tensorops/core';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeNpy, encodeNpyHeader, encodeSafetensors } from '../src/index.js';
+import { encodeNpy, encodeSafetensors } from '../src/index.js';
 import {
   collectStream,
   gatherFromFile,
@@ -21,34 +14,12 @@ import {
   type TensorStream,
   writeTensorsFile,
 } from '../src/node/index.js';
-import { expectError } from './helpers.js';
+import { bigEndianNpy, expectError } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tensorops-gather-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Container = 'npy' | 'npy-be' | 'safetensors' | 'npz-stored' | 'npz-deflate';
-
-/** Bytes per swapped unit when big-endian (complex: halves; U strings: UTF-32 units). */
-function unitOf(dtype: Dtype): number {
-  if (dtype.startsWith('U')) return 4;
-  if (dtype.startsWith('complex')) return dtypeSize(dtype) / 2;
-  return dtypeSize(dtype);
-}
-
-/** A big-endian .npy of `t`, written by hand: '>' descr and every unit's bytes reversed. */
-function bigEndianNpy(t: Tensor): Uint8Array {
-  const header = encodeNpyHeader(t);
-  const text = new TextDecoder('latin1').decode(header);
-  const at = text.indexOf("'descr': '<");
-  if (at >= 0) header[at + 10] = 0x3e;
-  const data = new Uint8Array(t.data);
-  const unit = unitOf(t.dtype);
-  for (let i = 0; i + unit <= data.length; i += unit) data.subarray(i, i + unit).reverse();
-  const out = new Uint8Array(header.length + data.length);
-  out.set(header);
-  out.set(data, header.length);
-  return out;
-}
 
 async function fileOf(t: Tensor, container: Container, real: boolean): Promise<TensorFile> {
   let bytes: Uint8Array;

@@ -1,8 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isTensorOpsError, type TensorOpsError } from '@tensorops/core';
+import {
+  type Dtype,
+  dtypeSize,
+  isTensorOpsError,
+  type Tensor,
+  type TensorOpsError,
+} from '@tensorops/core';
 import { expect } from 'vitest';
+import { encodeNpyHeader } from '../src/index.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/npy');
 
@@ -92,5 +99,27 @@ export function npyWithHeader(
   out.fill(0x20, fieldEnd + body.length, fieldEnd + headerLength - 1);
   out[fieldEnd + headerLength - 1] = 0x0a;
   out.set(data, fieldEnd + headerLength);
+  return out;
+}
+
+/** Bytes per swapped unit when big-endian (complex: halves; U strings: UTF-32 units). */
+export function unitOf(dtype: Dtype): number {
+  if (dtype.startsWith('U')) return 4;
+  if (dtype.startsWith('complex')) return dtypeSize(dtype) / 2;
+  return dtypeSize(dtype);
+}
+
+/** A big-endian .npy of `t`, written by hand: '>' descr and every unit's bytes reversed. */
+export function bigEndianNpy(t: Tensor): Uint8Array {
+  const header = encodeNpyHeader(t);
+  const text = new TextDecoder('latin1').decode(header);
+  const at = text.indexOf("'descr': '<");
+  if (at >= 0) header[at + 10] = 0x3e;
+  const data = new Uint8Array(t.data);
+  const unit = unitOf(t.dtype);
+  for (let i = 0; i + unit <= data.length; i += unit) data.subarray(i, i + unit).reverse();
+  const out = new Uint8Array(header.length + data.length);
+  out.set(header);
+  out.set(data, header.length);
   return out;
 }

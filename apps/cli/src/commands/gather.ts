@@ -1,5 +1,5 @@
 import { gather, type OobMode } from '@tensorops/core';
-import { gatherFromFile } from '@tensorops/io/node';
+import { gatherFromFile, gatherFromNpyStream } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
 import { choiceOption, integerFlag, integerOption } from '../args.js';
 import { checkStdinOnce, loadIndexOperand, withIndexOperand } from '../index-inputs.js';
@@ -48,7 +48,8 @@ export const gatherCommand: CommandSpec = {
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
     const dataRef = String(args.data);
     checkStdinOnce(dataRef, args);
-    // A large data tensor stays in its file: only the rows the indices pick are read.
+    // A large data tensor stays in its file (only the rows the indices pick are read) or on its
+    // pipe (read once, window by window, the picked rows copied out as they pass).
     const data = await openDataInput(dataRef, io);
     if (data.kind === 'tensor') {
       const indices = await loadIndexOperand(args, io);
@@ -58,12 +59,17 @@ export const gatherCommand: CommandSpec = {
         label: 'gather',
       };
     }
+    const close = () => (data.kind === 'file' ? data.file.close() : data.npy.close());
     try {
       const indices = await loadIndexOperand(args, io);
-      const stream = gatherFromFile(data.file, data.stored, indices, { axis, batchDims, oob });
-      return { kind: 'stream', stream, label: 'gather', dispose: () => data.file.close() };
+      const options = { axis, batchDims, oob };
+      const stream =
+        data.kind === 'file'
+          ? gatherFromFile(data.file, data.stored, indices, options)
+          : gatherFromNpyStream(data.npy, indices, options);
+      return { kind: 'stream', stream, label: 'gather', dispose: close };
     } catch (error) {
-      await data.file.close();
+      await close();
       throw error;
     }
   },

@@ -1,14 +1,13 @@
 import type { Tensor } from '@tensorops/core';
-import { decodeNpy } from '@tensorops/io';
 import {
   openTensorFile,
-  readStream,
   resolveTensorRefOnDisk,
   type StoredTensor,
   type TensorFile,
   type TensorStream,
 } from '@tensorops/io/node';
 import { integerOption, isStdio, usageError } from '../args.js';
+import { loadTensor } from '../inputs.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const showCommand: CommandSpec = {
@@ -36,7 +35,8 @@ export const showCommand: CommandSpec = {
     const ref = String(args.ref);
     const head = args.head === undefined ? undefined : headOption(args.head);
     if (isStdio(ref)) {
-      const tensor = decodeNpy(await readStream(io.stdin, { label: 'stdin' }));
+      // A regular file on stdin is read as that file; a pipe once, its declared bytes only.
+      const tensor = await loadTensor(ref, io);
       return { kind: 'tensor', tensor: headOfTensor(tensor, head), label: 'stdin' };
     }
     const { path, name } = resolveTensorRefOnDisk(ref);

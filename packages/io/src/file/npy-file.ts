@@ -1,7 +1,7 @@
 // .npy from a byte source: header first, sizes checked against the source size; the data is read
 // on demand, exactly the bytes the header declares.
 
-import { npyDataOffset, npyDataToTensor, readNpyHeader } from '../npy.js';
+import { type NpyHeader, npyDataOffset, npyDataToTensor, readNpyHeader } from '../npy.js';
 import { type ByteSource, readExactly } from './source.js';
 import type { FormatReader, StoredTensor } from './stored.js';
 
@@ -20,17 +20,7 @@ export async function npyReader(source: ByteSource): Promise<FormatReader> {
   // A short read is fine here: readNpyHeader reports the truncation in .npy terms.
   const headerBytes = dataOffset <= prefix.length ? prefix : await readUpTo(source, dataOffset);
   const header = readNpyHeader(headerBytes, Math.max(0, source.size - dataOffset));
-  const stored: StoredTensor = {
-    name: null,
-    dtype: header.dtype,
-    displayDtype: header.dtype,
-    formatDtype: header.descr,
-    shape: header.shape,
-    nbytes: header.nbytes,
-    offset: dataOffset,
-    fortranOrder: header.fortranOrder,
-    byteOrder: header.byteOrder,
-  };
+  const stored = npyStoredTensor(header);
   return {
     format: 'npy',
     tensors: [stored],
@@ -41,6 +31,21 @@ export async function npyReader(source: ByteSource): Promise<FormatReader> {
       return npyDataToTensor(header, data);
     },
     async close() {},
+  };
+}
+
+/** The one tensor of a .npy, as its header describes it. */
+export function npyStoredTensor(header: NpyHeader): StoredTensor {
+  return {
+    name: null,
+    dtype: header.dtype,
+    displayDtype: header.dtype,
+    formatDtype: header.descr,
+    shape: header.shape,
+    nbytes: header.nbytes,
+    offset: header.dataOffset,
+    fortranOrder: header.fortranOrder,
+    byteOrder: header.byteOrder,
   };
 }
 

@@ -5,6 +5,12 @@ export {
   type FileGatherStream,
   gatherFromFile,
 } from '../file/gather-file/index.js';
+export {
+  gatherFromNpyStream,
+  type NpyOnStream,
+  type StreamGatherOptions,
+  type StreamGatherStream,
+} from '../file/gather-file/stream-sweep.js';
 export { type ByteSource, bufferSource } from '../file/source.js';
 export {
   rangeReadable,
@@ -27,7 +33,7 @@ export {
   readStdin,
   readStream,
 } from './read.js';
-export { readDeclaredBytes } from './read-declared.js';
+export { openNpyStream, readDeclaredBytes } from './read-declared.js';
 export { readNpyFile } from './read-npy-file.js';
 export { openSource } from './source.js';
 export {

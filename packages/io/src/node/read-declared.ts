@@ -3,14 +3,42 @@
 // declares. Whatever follows is never read: an endless or hostile stream costs what its header
 // honestly claims, and a stream that is not a tensor file is refused after its first bytes.
 
-import { TensorOpsError } from '@tensorops/core';
+import { read } from 'node:fs';
+import { type Tensor, TensorOpsError } from '@tensorops/core';
 import { formatOfMagic, type TensorFormat } from '../convert.js';
 import { ioError } from '../file/errors.js';
-import { npyDataOffset, readNpyHeader } from '../npy.js';
+import type { NpyOnStream } from '../file/gather-file/stream-sweep.js';
+import { npyDataOffset, npyDataToTensor, readNpyHeader } from '../npy.js';
 import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.js';
 import { MAX_STREAM_BYTES } from './read.js';
 
-/** The bytes of a stream, pulled only as far as asked. */
+/** One read(2) from a descriptor into a caller's buffer: the byte count, 0 at the end. */
+type DirectRead = (target: Uint8Array) => Promise<number>;
+
+function descriptorRead(fd: number): DirectRead {
+  return (target) =>
+    new Promise((resolve, reject) =>
+      read(fd, target, 0, target.length, null, (error, got) =>
+        error === null ? resolve(got) : reject(error),
+      ),
+    );
+}
+
+/** A descriptor as a stream of chunks, each in a buffer of its own (what the header needs). */
+async function* descriptorChunks(direct: DirectRead): AsyncIterable<Uint8Array> {
+  for (;;) {
+    const chunk = new Uint8Array(64 << 10);
+    const got = await direct(chunk);
+    if (got === 0) return;
+    yield chunk.subarray(0, got);
+  }
+}
+
+/**
+ * The bytes of a stream, pulled only as far as asked. With `direct` (a descriptor), bulk reads go
+ * straight into the caller's buffer: no chunk is allocated per read, so a long pipe leaves no
+ * garbage behind it.
+ */
 class Prefix {
   private readonly chunks: Uint8Array[] = [];
   private length = 0;
@@ -19,6 +47,7 @@ class Prefix {
   constructor(
     private readonly source: AsyncIterator<Uint8Array | string>,
     private readonly label: string,
+    private readonly direct?: DirectRead,
   ) {}
 
   /** Reads until `n` bytes are held or the stream ends; returns the first min(n, held) bytes. */
@@ -36,24 +65,47 @@ class Prefix {
    * The first `n` bytes (fewer when the stream ends first) in one buffer allocated once: what is
    * held is copied in and each later chunk goes straight after it, so the bytes are never held
    * twice (a pipe of W8's 256 MB is 256 MB, not 512). The buffer's pages are committed only as
-   * bytes arrive. Ends the prefix: nothing is held after it.
+   * bytes arrive.
    */
   async fill(n: number): Promise<Uint8Array> {
     const out = new Uint8Array(n);
+    return out.subarray(0, await this.readInto(out));
+  }
+
+  /**
+   * Fills `target` with the next bytes of the stream; fewer only where the stream ends. What is
+   * left of the last chunk is held for the next call, so that the stream can be read on window by
+   * window into one reused buffer.
+   */
+  async readInto(target: Uint8Array): Promise<number> {
     let at = 0;
-    const put = (chunk: Uint8Array): void => {
-      const part = chunk.subarray(0, n - at);
-      out.set(part, at);
-      at += part.byteLength;
-    };
-    for (const chunk of this.chunks.splice(0)) put(chunk);
-    this.length = 0;
-    while (at < n) {
-      const chunk = await this.pull();
+    while (at < target.length) {
+      if (this.chunks.length === 0 && this.direct !== undefined) {
+        const got = await this.readDirect(this.direct, target.subarray(at));
+        if (got === 0) break;
+        at += got;
+        continue;
+      }
+      const chunk = this.chunks.shift() ?? (await this.pull());
       if (chunk === undefined) break;
-      put(chunk);
+      const take = Math.min(chunk.byteLength, target.length - at);
+      target.set(take === chunk.byteLength ? chunk : chunk.subarray(0, take), at);
+      if (take < chunk.byteLength) this.chunks.unshift(chunk.subarray(take));
+      at += take;
     }
-    return out.subarray(0, at);
+    this.length = this.chunks.reduce((sum, c) => sum + c.byteLength, 0);
+    return at;
+  }
+
+  private async readDirect(direct: DirectRead, target: Uint8Array): Promise<number> {
+    if (this.ended) return 0;
+    try {
+      const got = await direct(target);
+      if (got === 0) this.ended = true;
+      return got;
+    } catch (cause) {
+      throw ioError(this.label, 'read', cause);
+    }
   }
 
   /** The next chunk, or undefined at the end of the stream. */
@@ -105,6 +157,13 @@ class Prefix {
       at = end;
     }
     return out;
+  }
+
+  /** Drops the first `n` bytes held (a header already parsed). */
+  skip(n: number): void {
+    this.first(n);
+    this.chunks.splice(0, this.chunks.length, ...this.rest(n));
+    this.length -= n;
   }
 
   async close(): Promise<void> {
@@ -159,4 +218,47 @@ export async function readDeclaredBytes(
   } finally {
     await prefix.close();
   }
+}
+
+/**
+ * Reads the header of a .npy stream from its first bytes (refusing anything else there) and
+ * leaves the data on the stream, for a caller that can consume it window by window. `stream` may
+ * be a descriptor (of a pipe, in blocking mode), read by read(2) straight into the caller's
+ * buffers.
+ */
+export async function openNpyStream(
+  stream: AsyncIterable<Uint8Array | string> | number,
+  label: string,
+): Promise<NpyOnStream> {
+  const direct = typeof stream === 'number' ? descriptorRead(stream) : undefined;
+  const chunks =
+    direct === undefined
+      ? (stream as AsyncIterable<Uint8Array | string>)
+      : descriptorChunks(direct);
+  const prefix = new Prefix(chunks[Symbol.asyncIterator](), label, direct);
+  let header: NpyOnStream['header'];
+  try {
+    const dataOffset = npyDataOffset(await prefix.take(12));
+    header = readNpyHeader(await prefix.take(dataOffset));
+    prefix.skip(dataOffset);
+  } catch (error) {
+    await prefix.close();
+    throw error;
+  }
+  let left = header.nbytes;
+  const read = async (target: Uint8Array): Promise<number> => {
+    const got = await prefix.readInto(target.subarray(0, Math.min(target.length, left)));
+    left -= got;
+    return got;
+  };
+  return {
+    label,
+    header,
+    read,
+    async readTensor() {
+      const data = new Uint8Array(left);
+      return npyDataToTensor(header, data.subarray(0, await read(data)));
+    },
+    close: () => prefix.close(),
+  };
 }

@@ -2,6 +2,7 @@
 // picked blocks are read once each, in file order, into one reused buffer, and their blocks are
 // copied to their places in an output held whole.
 
+import type { GatherPlan } from '@tensorops/core';
 import { ZERO_FILL } from '@tensorops/core/internal';
 import { swapBytesInPlace } from '../../layout.js';
 import type { RunContext } from './context.js';
@@ -11,8 +12,8 @@ import { piecesOf, runReads } from './reads.js';
  * Calls visit(k, source byte offset within the tensor) for every output block k that reads the
  * source, in output order.
  */
-function forEachSourceBlock(ctx: RunContext, visit: (k: number, at: number) => void): void {
-  const { batch, outer, axisSize, perBatch, blockBytes, positions } = ctx.plan;
+function forEachSourceBlock(plan: GatherPlan, visit: (k: number, at: number) => void): void {
+  const { batch, outer, axisSize, perBatch, blockBytes, positions } = plan;
   let k = 0;
   for (let b = 0; b < batch; b++) {
     for (let o = 0; o < outer; o++) {
@@ -25,20 +26,61 @@ function forEachSourceBlock(ctx: RunContext, visit: (k: number, at: number) => v
   }
 }
 
+/** Blocks per span of `spanBytes` of the source (by the span their first byte falls in). */
+function blocksPerSpan(plan: GatherPlan, spanBytes: number): Int32Array {
+  const { batch, outer, axisSize, blockBytes } = plan;
+  const counts = new Int32Array(Math.ceil((batch * outer * axisSize * blockBytes) / spanBytes));
+  forEachSourceBlock(plan, (_, at) => {
+    const span = Math.floor(at / spanBytes);
+    counts[span] = (counts[span] as number) + 1;
+  });
+  return counts;
+}
+
 /** Blocks per sweep window (by the window their first byte falls in) and how many windows have any. */
 export function sweepWindows(ctx: RunContext): { counts: Int32Array; touched: number } {
-  const { batch, outer, axisSize, blockBytes } = ctx.plan;
-  const counts = new Int32Array(
-    Math.ceil((batch * outer * axisSize * blockBytes) / ctx.windowBytes),
-  );
-  const w = ctx.windowBytes;
-  forEachSourceBlock(ctx, (_, at) => {
-    const win = Math.floor(at / w);
-    counts[win] = (counts[win] as number) + 1;
-  });
+  const counts = blocksPerSpan(ctx.plan, ctx.windowBytes);
   let touched = 0;
   for (const c of counts) if (c > 0) touched++;
   return { counts, touched };
+}
+
+/** The output blocks that read the source, grouped by the span of the source they start in. */
+export interface SpanBuckets {
+  /** Span i's blocks are slots starts[i] to starts[i + 1] - 1. */
+  readonly starts: Float64Array;
+  /** Per slot: the output block index (its source offset is {@link sourceOffset}). */
+  readonly order: Uint32Array | Float64Array;
+}
+
+/**
+ * Buckets the blocks by span of `spanBytes` with a counting sort, so that each span finds its
+ * blocks without a pass over all indices. Costs one counter per span and one number per block.
+ */
+export function bucketBySpan(plan: GatherPlan, spanBytes: number): SpanBuckets {
+  const counts = blocksPerSpan(plan, spanBytes);
+  const starts = new Float64Array(counts.length + 1);
+  for (let i = 0; i < counts.length; i++)
+    starts[i + 1] = (starts[i] as number) + (counts[i] as number);
+  const blocks = starts[counts.length] as number;
+  const outputBlocks = plan.batch * plan.outer * plan.perBatch;
+  const order = outputBlocks <= 2 ** 32 ? new Uint32Array(blocks) : new Float64Array(blocks);
+  const next = starts.slice(0, counts.length);
+  forEachSourceBlock(plan, (k, at) => {
+    const span = Math.floor(at / spanBytes);
+    const slot = next[span] as number;
+    next[span] = slot + 1;
+    order[slot] = k;
+  });
+  return { starts, order };
+}
+
+/** The source byte offset (within the tensor) of output block k, which reads the source. */
+export function sourceOffset(plan: GatherPlan, k: number): number {
+  const { outer, axisSize, perBatch, blockBytes, positions } = plan;
+  const row = Math.floor(k / perBatch); // b * outer + o
+  const j = Math.floor(row / outer) * perBatch + (k - row * perBatch);
+  return (row * axisSize + (positions[j] as number)) * blockBytes;
 }
 
 /**
@@ -53,34 +95,21 @@ export async function* sweepGather(ctx: RunContext): AsyncIterable<Uint8Array> {
   if (ctx.nbytes === 0) return;
   const total = batch * outer * axisSize * blockBytes;
   const w = ctx.windowBytes;
-  const { counts } = sweepWindows(ctx);
-  const starts = new Float64Array(counts.length + 1);
-  for (let i = 0; i < counts.length; i++)
-    starts[i + 1] = (starts[i] as number) + (counts[i] as number);
-  const blocks = starts[counts.length] as number;
-  const order = new Float64Array(blocks); // output block index, bucketed by window
-  const source = new Float64Array(blocks); // its source byte offset
-  const next = starts.slice(0, counts.length);
-  forEachSourceBlock(ctx, (k, at) => {
-    const win = Math.floor(at / w);
-    const slot = next[win] as number;
-    next[win] = slot + 1;
-    order[slot] = k;
-    source[slot] = at;
-  });
+  const { starts, order } = bucketBySpan(ctx.plan, w);
   // Zeroed, so ZERO_FILL blocks need nothing.
   const out = new Uint8Array(ctx.nbytes);
   // A window reaches one block further, so that a block starting in it is read whole.
   const buf = new Uint8Array(Math.min(total, w + blockBytes));
-  for (let win = 0; win < counts.length; win++) {
-    if (counts[win] === 0) continue;
+  for (let win = 0; win + 1 < starts.length; win++) {
+    if (starts[win] === starts[win + 1]) continue;
     const start = win * w;
     const view = buf.subarray(0, Math.min(total, start + w + blockBytes) - start);
     await runReads(ctx, piecesOf(view, ctx.offset + start, ctx.chunkBytes));
     swapBytesInPlace(view, ctx.swapUnit);
     for (let slot = starts[win] as number; slot < (starts[win + 1] as number); slot++) {
-      const s = (source[slot] as number) - start;
-      const d = (order[slot] as number) * blockBytes;
+      const k = order[slot] as number;
+      const s = sourceOffset(ctx.plan, k) - start;
+      const d = k * blockBytes;
       // A subarray per block would dominate for small blocks; copy those byte by byte.
       if (blockBytes <= 64) for (let i = 0; i < blockBytes; i++) out[d + i] = view[s + i] as number;
       else out.set(view.subarray(s, s + blockBytes), d);
