@@ -4,7 +4,7 @@
 // honestly claims, and a stream that is not a tensor file is refused after its first bytes.
 
 import { read } from 'node:fs';
-import { type Tensor, TensorOpsError } from '@tensorops/core';
+import { TensorOpsError } from '@tensorops/core';
 import { formatOfMagic, type TensorFormat } from '../convert.js';
 import { ioError } from '../file/errors.js';
 import type { NpyOnStream } from '../file/gather-file/stream-sweep.js';

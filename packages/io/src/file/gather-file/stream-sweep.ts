@@ -36,7 +36,6 @@ export interface NpyOnStream {
   close(): Promise<void>;
 }
 
-
 export interface StreamGatherOptions extends GatherOptions {
   /** Output chunk size in bytes (default 8 MiB). */
   readonly chunkBytes?: number;
