@@ -9,7 +9,12 @@ import { Readable } from 'node:stream';
 import { tensorFrom } from '@tensorops/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeNpy, encodeNpy, encodeNpyHeader, encodeSafetensors } from '../src/index.js';
-import { openTensorFile, readDeclaredBytes } from '../src/node/index.js';
+import {
+  MAX_STREAM_BYTES,
+  openNpyStream,
+  openTensorFile,
+  readDeclaredBytes,
+} from '../src/node/index.js';
 import { expectRejection } from './helpers.js';
 
 let dir: string;
@@ -105,6 +110,30 @@ describe('readDeclaredBytes', () => {
     expect(bytes.length).toBe(st.length + 1);
     expect(seen.chunks).toBe(1);
     expect(seen.closed).toBe(true);
+  });
+});
+
+describe('openNpyStream', () => {
+  it('reads the header only; the data is read whole only up to the stream limit', async () => {
+    const header = encodeNpyHeader({ dtype: 'float32', shape: [1e12] });
+    const { stream, seen } = endless(header);
+    const npy = await openNpyStream(stream, 'stdin');
+    expect(npy.header.nbytes).toBe(4e12);
+    const e = await expectRejection(npy.readTensor());
+    expect(e.code).toBe('E_IO');
+    expect(e.message).toBe(`stdin: input exceeds the ${MAX_STREAM_BYTES}-byte limit`);
+    await npy.close();
+    expect(seen.bytes).toBeLessThan(1 << 20);
+    expect(seen.closed).toBe(true);
+  });
+
+  it('a small .npy: its data read whole, nothing after it', async () => {
+    const t = tensorFrom('int16', [2, 3], [1, -2, 3, -4, 5, -32768]);
+    const { stream, seen } = endless(encodeNpy(t), 7);
+    const npy = await openNpyStream(stream, 'stdin');
+    expect(await npy.readTensor()).toEqual(t);
+    await npy.close();
+    expect(seen.chunks).toBe(0);
   });
 });
 

@@ -256,6 +256,12 @@ export async function openNpyStream(
     header,
     read,
     async readTensor() {
+      if (left > MAX_STREAM_BYTES) {
+        throw new TensorOpsError(
+          'E_IO',
+          `${label}: input exceeds the ${MAX_STREAM_BYTES}-byte limit`,
+        );
+      }
       const data = new Uint8Array(left);
       return npyDataToTensor(header, data.subarray(0, await read(data)));
     },
