@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { hex, thrown } from '../test/assert.js';
-import { readFixture, tensorAt, tensorFromJson } from '../test/fixtures.js';
-import { randomData, refGatherElements } from '../test/reference-elements-nd.js';
-import type { Dtype } from './dtype.js';
-import {
-  gatherElements,
-  planGatherElements,
-  runGatherElementsPlan,
-} from './gather-elements/index.js';
-import { ZERO_FILL } from './indices.js';
-import { createTensor, tensorFrom, tensorValues } from './tensor.js';
+import { hex, thrown } from '../../test/assert.js';
+import { readFixture, tensorAt, tensorFromJson } from '../../test/fixtures.js';
+import { randomData, refGatherElements } from '../../test/reference-elements-nd.js';
+import type { Dtype } from '../dtype.js';
+import { ZERO_FILL } from '../indices.js';
+import { createTensor, tensorFrom, tensorValues } from '../tensor.js';
+import { gatherElements, planGatherElements, runGatherElementsPlan } from './index.js';
 
 describe('gatherElements: OpenVINO GatherElements-6 spec examples', () => {
   it('example 1: axis 0', () => {

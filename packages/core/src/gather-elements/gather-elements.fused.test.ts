@@ -1,24 +1,19 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hex, thrown } from '../test/assert.js';
-import { tensorAt } from '../test/fixtures.js';
+import { hex, thrown } from '../../test/assert.js';
+import { tensorAt } from '../../test/fixtures.js';
 import {
   indexDraws,
   indexValue,
   randomData,
   refGatherElements,
-} from '../test/reference-elements-nd.js';
-import type { Dtype } from './dtype.js';
-import {
-  fusedWalk,
-  gatherElements,
-  planGatherElements,
-  runGatherElementsPlan,
-} from './gather-elements/index.js';
-import { createTensor, type Tensor, tensorFrom } from './tensor.js';
-import { gatherElementsWasm } from './wasm/gather-elements.js';
-import { setWasmKernelsEnabled } from './wasm/instantiate.js';
-import { wasmKernels } from './wasm/runtime.js';
+} from '../../test/reference-elements-nd.js';
+import type { Dtype } from '../dtype.js';
+import { createTensor, type Tensor, tensorFrom } from '../tensor.js';
+import { gatherElementsWasm } from '../wasm/gather-elements.js';
+import { setWasmKernelsEnabled } from '../wasm/instantiate.js';
+import { wasmKernels } from '../wasm/runtime.js';
+import { fusedWalk, gatherElements, planGatherElements, runGatherElementsPlan } from './index.js';
 
 // The wasm kernels on for outputs of any size, so that these small cases run them.
 beforeEach(() => setWasmKernelsEnabled(true, 0));

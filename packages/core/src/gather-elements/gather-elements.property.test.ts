@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expectMatchesReference } from '../test/assert.js';
-import { tensorAt } from '../test/fixtures.js';
+import { expectMatchesReference } from '../../test/assert.js';
+import { tensorAt } from '../../test/fixtures.js';
 import {
   DATA_DTYPES,
   dim,
@@ -10,9 +10,9 @@ import {
   indexValue,
   randomData,
   refGatherElements,
-} from '../test/reference-elements-nd.js';
-import { gatherElements } from './gather-elements/index.js';
-import { tensorFrom } from './tensor.js';
+} from '../../test/reference-elements-nd.js';
+import { tensorFrom } from '../tensor.js';
+import { gatherElements } from './index.js';
 
 // A random case: data of rank 1-4 (dims 0-4), an axis, indices whose off-axis dims are <= data's
 // and whose axis dim is 0-5, index values mostly in range with some just or far outside.
