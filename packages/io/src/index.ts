@@ -7,6 +7,20 @@ export {
   widenBytesToFloat32,
   widenToFloat32,
 } from './convert.js';
+export {
+  type FileGatherMode,
+  type FileGatherOptions,
+  type FileGatherStream,
+  gatherFromFile,
+} from './file/gather-file/index.js';
+export type { OpenUrlOptions } from './file/open-url.js';
+export { type OpenBlobOptions, openTensorBlob, openTensorUrl } from './file/open-web.js';
+export type { NotATensor, ShardedInfo, StoredTensor, TensorFile } from './file/stored.js';
+export {
+  type ChunkOptions,
+  collectStream,
+  type TensorStream,
+} from './file/tensor-stream.js';
 export { parseIndexText } from './index-text.js';
 export {
   decodeNpy,

@@ -6,6 +6,7 @@ import { formatOfPath, storedDtype, type TensorFormat } from '../convert.js';
 import { fileError } from '../file/errors.js';
 import { npyReader } from '../file/npy-file.js';
 import { type FormatReaders, openTensorSource } from '../file/open.js';
+import { type OpenUrlOptions, openUrlWith } from '../file/open-url.js';
 import { safetensorsReader } from '../file/safetensors-file.js';
 import { type ByteSource, bufferSource } from '../file/source.js';
 import type { StoredTensor, TensorFile } from '../file/stored.js';
@@ -18,17 +19,12 @@ import {
 } from '../file/tensor-stream.js';
 import { encodeNpyHeader } from '../npy.js';
 import { npzMemberName } from '../npz.js';
-import {
-  type HttpSourceOptions,
-  isHttpUrl,
-  openHttpSource,
-  printableUrl,
-} from '../remote/http-source.js';
+import { isHttpUrl } from '../remote/http-source.js';
 import { planSafetensors } from '../safetensors.js';
 import { isShardIndexPath } from '../shard-index.js';
 import { quote } from '../text.js';
 import { npzChunks, npzReader } from './npz-file.js';
-import { openShardedFile, openShardIndexFile, readIndexText } from './sharded-file.js';
+import { openShardIndexFile } from './shard-index-file.js';
 import { openSource } from './source.js';
 import { writeOutputPath } from './write-target.js';
 
@@ -42,16 +38,9 @@ function openFrom(source: ByteSource, format: TensorFormat | undefined): Promise
   return openTensorSource(source, format, READERS);
 }
 
-export interface OpenTensorFileOptions {
-  /**
-   * The one tensor the caller will read. A sharded checkpoint then opens only the shard that
-   * holds it, and lists only it; other files ignore this.
-   */
-  readonly tensor?: string | undefined;
+export interface OpenTensorFileOptions extends OpenUrlOptions {
   /** Names the file in messages instead of `path`. */
   readonly label?: string | undefined;
-  /** For `http://` / `https://` paths: headers, `maxDownload`, retries (see HttpSourceOptions). */
-  readonly http?: HttpSourceOptions | undefined;
 }
 
 /**
@@ -66,7 +55,7 @@ export async function openTensorFile(
   path: string,
   options: OpenTensorFileOptions = {},
 ): Promise<TensorFile> {
-  if (isHttpUrl(path)) return openTensorUrl(path, options);
+  if (isHttpUrl(path)) return openUrlWith(path, options, READERS);
   if (isShardIndexPath(path)) return openShardIndexFile(path, options.tensor);
   const label = options.label ?? path;
   let source: ByteSource;
@@ -76,41 +65,6 @@ export async function openTensorFile(
     throw fileError(label, 'read', cause);
   }
   return openFrom(source, formatOfPath(label));
-}
-
-/**
- * A file on an HTTP(S) server, read by byte ranges: the header with one or two requests, tensors
- * and gathers with only the ranges they need. An index URL opens its shards beside it.
- */
-async function openTensorUrl(url: string, options: OpenTensorFileOptions): Promise<TensorFile> {
-  const label = printableUrl(url);
-  let source: ByteSource;
-  let pathname: string;
-  try {
-    pathname = decodeURIComponent(new URL(url).pathname);
-    source = await openHttpSource(url, options.http);
-  } catch (cause) {
-    throw fileError(label, 'read', cause);
-  }
-  if (!isShardIndexPath(pathname)) return openFrom(source, formatOfPath(pathname));
-  try {
-    let text: string;
-    try {
-      text = await readIndexText(source);
-    } finally {
-      await source.close();
-    }
-    const shardUrl = (shard: string): string =>
-      new URL(shard.split('/').map(encodeURIComponent).join('/'), url).href;
-    return await openShardedFile(
-      label,
-      text,
-      (shard) => openHttpSource(shardUrl(shard), options.http),
-      options.tensor,
-    );
-  } catch (cause) {
-    throw fileError(label, 'read', cause);
-  }
 }
 
 /** {@link openTensorFile} over bytes already in memory (`label` names them in messages). */

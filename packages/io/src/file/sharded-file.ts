@@ -4,22 +4,20 @@
 // shard's name and the offset within it for display. Only the shards a caller needs are opened:
 // all of them to list the checkpoint, one to read a named tensor.
 
-import { dirname, join } from 'node:path';
 import { TensorOpsError } from '@tensorops/core';
-import { fileError } from '../file/errors.js';
-import { safetensorsReader } from '../file/safetensors-file.js';
-import { type ByteSource, readExactly } from '../file/source.js';
+import { SAFETENSORS_MAX_HEADER_BYTES } from '../safetensors.js';
+import { parseShardIndex, type ShardIndex } from '../shard-index.js';
+import { quote } from '../text.js';
+import { fileError } from './errors.js';
+import { safetensorsReader } from './safetensors-file.js';
+import { type ByteSource, readExactly } from './source.js';
 import {
   type FormatReader,
   loadableDtype,
   type StoredTensor,
   type TensorFile,
   tensorFile,
-} from '../file/stored.js';
-import { SAFETENSORS_MAX_HEADER_BYTES } from '../safetensors.js';
-import { parseShardIndex, type ShardIndex } from '../shard-index.js';
-import { quote } from '../text.js';
-import { openSource } from './source.js';
+} from './stored.js';
 
 /** Opens one shard by its name in the index (relative to the index's folder or URL). */
 export type OpenShard = (shard: string) => Promise<ByteSource>;
@@ -193,26 +191,5 @@ export async function readIndexText(source: ByteSource): Promise<string> {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (cause) {
     throw new TensorOpsError('E_FORMAT', '.safetensors.index.json is not valid UTF-8', { cause });
-  }
-}
-
-/** {@link openShardedFile} for an index on disk: shards are files beside it. */
-export async function openShardIndexFile(path: string, only?: string): Promise<TensorFile> {
-  try {
-    const source = await openSource(path);
-    let text: string;
-    try {
-      text = await readIndexText(source);
-    } finally {
-      await source.close();
-    }
-    return await openShardedFile(
-      path,
-      text,
-      (shard) => openSource(join(dirname(path), shard)),
-      only,
-    );
-  } catch (cause) {
-    throw fileError(path, 'read', cause);
   }
 }
