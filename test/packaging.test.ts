@@ -3,7 +3,8 @@
 // ESM import, CommonJS require (Node >= 20.19), the README examples, browser bundles of the pure
 // entries, the `tensorops` bin installed globally into a temp prefix, plus publint and
 // @arethetypeswrong/cli on every tarball. npm fetches only third-party dependencies (ink, react,
-// yauzl, yazl and theirs); every @tensorops/* dependency must come from the local tarballs.
+// yauzl, yazl, zip.js, crc-32 and theirs); every @tensorops/* dependency must come from the local
+// tarballs.
 import { execFile, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -415,7 +416,10 @@ ops(core, io, ioNode, gatherTree, 'cjs-out.npy').catch((e) => { console.error(e)
       const esbuild = createRequire(join(REPO, 'apps/cli/package.json'))('esbuild') as {
         build(options: object): Promise<{
           outputFiles: { text: string }[];
-          metafile: { inputs: Record<string, { imports: { path: string; external?: boolean }[] }> };
+          metafile: {
+            inputs: Record<string, { imports: { path: string; external?: boolean }[] }>;
+            outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+          };
         }>;
       };
       const entry: Record<string, string> = {
@@ -445,9 +449,15 @@ globalThis.result = [t.dtype, t.shape, Array.from(t.data)];`,
         metafile: true,
         logLevel: 'silent',
       });
-      const inputs = Object.keys(out.metafile.inputs);
+      // What the code bundled: only @tensorops files (io's Blob and URL readers, parsed for their
+      // lazily imported zip.js and crc-32, are left out when unused).
+      const bundled = Object.values(out.metafile.outputs).flatMap((o) =>
+        Object.entries(o.inputs)
+          .filter(([, i]) => i.bytesInOutput > 0)
+          .map(([path]) => path),
+      );
       expect(
-        inputs.filter((i) => i !== 'entry.js' && !i.startsWith('node_modules/@tensorops/')),
+        bundled.filter((i) => i !== 'entry.js' && !i.startsWith('node_modules/@tensorops/')),
       ).toEqual([]);
       for (const input of Object.values(out.metafile.inputs))
         expect(input.imports.filter((i) => i.external || i.path.startsWith('node:'))).toEqual([]);

@@ -347,7 +347,9 @@ export class HttpSource {
     }
     const range = parseContentRange(res.headers.get('content-range'));
     if (range === undefined || range.start === undefined) {
-      return ioError(`${this.label}: a 206 answer without a valid Content-Range`);
+      return ioError(
+        `${this.label}: a 206 answer without a valid Content-Range (a server on another origin must expose it: Access-Control-Expose-Headers)`,
+      );
     }
     const wantEnd = first ? Math.min(start + length, range.total) : start + length;
     if (!first && (range.total !== this.size || !this.sameValidators(res.headers))) return changed;
