@@ -1,5 +1,5 @@
-// .npz outside Node: zip.js reads the central directory (zip64 included) through the byte source,
-// so a Blob or URL is read by ranges; deflate members are inflated by the runtime's
+// .npz outside Node: zip.js's reader reads the central directory (zip64 included) through the
+// byte source, so a Blob or URL is read by ranges; deflate members are inflated by the runtime's
 // DecompressionStream('deflate-raw') as their compressed bytes are read, piece by piece, so that
 // npz-file.ts bounds the output by the declared size as it grows. CRC-32 is crc-32's. The rules of
 // the format are npz-file.ts's, as in Node. Both libraries load on first use.
@@ -30,19 +30,22 @@ async function load<T>(module: Promise<T & { default?: T }>): Promise<T> {
 
 /** Reads the central directory and each member's .npy header: everything but the data. */
 export async function npzReaderWeb(source: ByteSource): Promise<FormatReader> {
-  const zipjs = await import('@zip.js/zip.js');
+  // The reader alone: no writer, workers or bundled inflate codecs.
+  const { ZipReader } = await import('@zip.js/zip.js/lib/zip-core-reader.js');
   const crc = await load<typeof import('crc-32')>(import('crc-32'));
-  class SourceReader extends zipjs.Reader<ByteSource> {
-    override size = source.size;
-    override async readUint8Array(index: number, length: number): Promise<Uint8Array> {
+  // zip.js reads through any object with a size and readUint8Array (short only at the end).
+  const reader = {
+    size: source.size,
+    async readUint8Array(index: number, length: number): Promise<Uint8Array> {
       const target = new Uint8Array(Math.max(0, Math.min(length, source.size - index)));
       const got = await source.read(target, index);
       return target.subarray(0, got);
-    }
-  }
+    },
+  };
   let members: ZipJsMember[];
   try {
-    const zip = new zipjs.ZipReader(new SourceReader(source) as Reader<ByteSource>, OPTIONS);
+    // Its types ask for a whole Reader (a `readable` too), which reading the directory never uses.
+    const zip = new ZipReader(reader as unknown as Reader<unknown>, OPTIONS);
     members = (await zip.getEntries()).map((entry) => ({
       entry,
       fileName: entry.filename,
