@@ -55,7 +55,10 @@ function serve(root) {
 function run(argv) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
+    // stdout is a pipe that is drained: a read-write /dev/null (stdio 'ignore') is how a closed
+    // stdout looks to the CLI, which refuses to print into it.
+    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.resume();
     let stderr = '';
     child.stderr.on('data', (c) => {
       stderr += c;
