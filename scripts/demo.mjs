@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const bin = new URL('../apps/cli/dist/tensorops.js', import.meta.url).pathname;
+const bin = new URL('../apps/cli/dist/tensorops.cjs', import.meta.url).pathname;
 const examples = new URL('../examples/', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'tensorops-demo-'));
 

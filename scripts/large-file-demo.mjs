@@ -11,7 +11,7 @@
 // data offset for .safetensors (numpy has no reader for it). Each run is measured with
 // /usr/bin/time (wall time, peak RSS), with the file evicted from the page cache first ("cold",
 // posix_fadvise DONTNEED through python3) and again with it cached ("warm"). Outputs are compared
-// byte for byte. Needs the CLI built (apps/cli/dist/tensorops.js), python3 with numpy, and
+// byte for byte. Needs the CLI built (apps/cli/dist/tensorops.cjs), python3 with numpy, and
 // /usr/bin/time. Files are deleted at the end unless --keep.
 
 import { spawnSync } from 'node:child_process';
@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(ROOT, 'apps/cli/dist/tensorops.js');
+const BIN = join(ROOT, 'apps/cli/dist/tensorops.cjs');
 const { encodeNpyHeader, planSafetensors } = await import(join(ROOT, 'packages/io/dist/index.js'));
 
 const args = process.argv.slice(2);

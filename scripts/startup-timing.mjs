@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const runs = Number(process.argv[2] ?? 21);
-const bin = new URL('../apps/cli/dist/tensorops.js', import.meta.url).pathname;
+const bin = new URL('../apps/cli/dist/tensorops.cjs', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'tensorops-startup-'));
 const py = (code) => ['python3', ['-c', code]];
 spawnSync(

@@ -1,11 +1,11 @@
 // Hostile-input stress run of the built CLI: zip bombs, corrupt archives, failing stdout, signals,
 // endless devices and pipes, huge outputs, odd names, protected targets, bad flags, edge-case
-// headers. Every case runs the real `apps/cli/dist/tensorops.js` in a private temp dir (devices are
+// headers. Every case runs the real `apps/cli/dist/tensorops.cjs` in a private temp dir (devices are
 // made there with mknod, never taken from /dev) and prints one verdict line:
 //
 //   PASS|FAIL  case  time  peak-RSS  exit  files-left  first stderr line
 //
-// Usage: node scripts/stress.mjs [--reduced] [--only SUBSTRING] [--json] [--bin PATH/tensorops.js]
+// Usage: node scripts/stress.mjs [--reduced] [--only SUBSTRING] [--json] [--bin PATH/tensorops.cjs]
 // --reduced shrinks every size so that each case takes seconds and a few hundred MB, and drops the
 // time limits from the verdicts (the test suite runs it that way). Exits 1 when any case fails. Linux only (/proc, mknod); as root
 // it also runs the cases that need devices or another user.
@@ -36,7 +36,7 @@ const JSON_OUT = argv.includes('--json');
 const ONLY = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
 const BIN = argv.includes('--bin')
   ? argv[argv.indexOf('--bin') + 1]
-  : new URL('../apps/cli/dist/tensorops.js', import.meta.url).pathname;
+  : new URL('../apps/cli/dist/tensorops.cjs', import.meta.url).pathname;
 const IS_ROOT = process.getuid?.() === 0;
 const MB = 1 << 20;
 /** Full size, or the reduced one. */

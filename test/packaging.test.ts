@@ -183,7 +183,7 @@ describe.each(PACKAGES)('tarball of $name', (pkg) => {
       (f) =>
         !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(f) &&
         !(pkg === CLI
-          ? /^dist\/(tensorops\.js|tensorops-main\.cjs|ui\.mjs)(\.map)?$/.test(f)
+          ? /^dist\/(tensorops\.cjs|tensorops-main\.cjs|ui\.mjs)(\.map)?$/.test(f)
           : /^(dist\/.+\.(js|js\.map|d\.ts|d\.ts\.map)|src\/.+\.ts)$/.test(f)),
     );
     expect(unexpected).toEqual([]);
@@ -507,7 +507,7 @@ describe('the tensorops bin installed globally (npm i -g) and run from another f
   it('is linked into the prefix bin directory, pointing at the installed bundle', () => {
     const link = realpathSync(join(prefix, 'bin', 'tensorops'));
     expect(link).toBe(
-      realpathSync(join(prefix, 'lib', 'node_modules', 'tensorops', 'dist', 'tensorops.js')),
+      realpathSync(join(prefix, 'lib', 'node_modules', 'tensorops', 'dist', 'tensorops.cjs')),
     );
     // Only ink and react (and theirs) come with it: @tensorops/*, yargs and the zip code are bundled.
     const installed = readdirSync(join(prefix, 'lib', 'node_modules', 'tensorops', 'node_modules'));

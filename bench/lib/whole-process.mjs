@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { decodeNpy } from '../../packages/io/dist/index.js';
 import { median, timeMemcpy } from './timing.mjs';
 
-export const CLI = fileURLToPath(new URL('../../apps/cli/dist/tensorops.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../apps/cli/dist/tensorops.cjs', import.meta.url));
 const TIME = '/usr/bin/time';
 export const NUMPY_SCRIPT =
   'import sys, numpy as np; d, i, o = sys.argv[1:]; ' +

@@ -1,6 +1,9 @@
 // Bundles the tsc output behind the `tensorops` bin into three files:
-// - dist/tensorops.js: the bin, a small ES module (launch.ts) that runs the next file with its
-//   compiled code cached between runs (see code-cache.ts);
+// - dist/tensorops.cjs: the bin, a small CommonJS script (launch.ts) that runs the next file with
+//   its compiled code cached between runs (see code-cache.ts); CommonJS because an ES module entry
+//   starts node's ES module loader and builds ES module facades of the builtins it imports (node:fs
+//   loads every stream class that way), a cost paid before the first byte is read
+//   (docs/performance.md);
 // - dist/tensorops-main.cjs: the CLI (bin.ts and everything it loads), one CommonJS script,
 //   because V8's code cache on Node 20 works for scripts (vm.Script), not for ES modules;
 // - dist/ui.mjs: the terminal UI, an ES module because it imports ink (an ES module with
@@ -93,13 +96,24 @@ const uiThroughLauncher = {
   },
 };
 
-for (const stale of ['dist/chunks', 'dist/tensorops.js', 'dist/tensorops-main.cjs', 'dist/ui.mjs'])
+for (const stale of [
+  'dist/chunks',
+  'dist/tensorops.js',
+  'dist/tensorops.cjs',
+  'dist/tensorops-main.cjs',
+  'dist/ui.mjs',
+])
   rmSync(stale, { recursive: true, force: true });
 await build({
   ...shared,
   entryPoints: { tensorops: 'dist/launch.js' },
   outdir: 'dist',
-  format: 'esm',
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  define: { 'import.meta.url': '__tensoropsLaunchUrl' },
+  banner: {
+    js: "const __tensoropsLaunchUrl = require('node:url').pathToFileURL(__filename).href;",
+  },
 });
 await build({
   ...shared,

@@ -21,7 +21,8 @@ const MAIN = fileURLToPath(new URL('./tensorops-main.cjs', import.meta.url));
 
 /**
  * The bundle loads the terminal UI (dist/ui.mjs, an ES module that imports ink) through this: a
- * vm.Script cannot import() on Node 20 without an experimental flag, this module can.
+ * vm.Script cannot import() on Node 20 without an experimental flag, this file (bundled as
+ * CommonJS, dist/tensorops.cjs) can.
  */
 const importModule = (specifier: string): Promise<unknown> => import(specifier);
 

@@ -201,7 +201,7 @@ export async function resolve(specifier, context, next) {
     expect(r.status).toBe(0);
     expect(r.stdout.equals(golden('take_axis1'))).toBe(true);
     const modules = readFileSync(log, 'utf8');
-    expect(modules).toContain('/apps/cli/dist/tensorops.js'); // the hook saw the bin load
+    expect(modules).toContain('/apps/cli/dist/tensorops.cjs'); // the hook saw the bin load
     expect(modules).not.toContain('/apps/cli/dist/ui.mjs');
     expect(modules).not.toMatch(/\/(ink|react|react-reconciler)\//);
   });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 
-export const BIN = fileURLToPath(new URL('../dist/tensorops.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../dist/tensorops.cjs', import.meta.url));
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const EXAMPLES = join(REPO, 'examples');
 
