@@ -67,10 +67,13 @@ describe('dtypes', () => {
     expect(dtypeSize('U1')).toBe(4);
     expect(dtypeSize('S2')).toBe(2);
     expect(dtypeSize('S1073741823')).toBe(1073741823);
+    // Zero-width strings, as numpy reads them: elements of no bytes.
+    expect(dtypeSize('U0')).toBe(0);
+    expect(dtypeSize('S0')).toBe(0);
   });
 
   it('parseDtype accepts known names and canonical string widths', () => {
-    for (const name of [...NUMERIC_DTYPES, 'U1', 'U3', 'S2', 'S10', 'U1073741823']) {
+    for (const name of [...NUMERIC_DTYPES, 'U0', 'S0', 'U1', 'U3', 'S2', 'S10', 'U1073741823']) {
       expect(parseDtype(name)).toBe(name);
     }
   });
@@ -80,9 +83,8 @@ describe('dtypes', () => {
       '',
       'U',
       'S',
-      'U0',
-      'S0',
       'U03',
+      'S00',
       'u3',
       's2',
       'U-1',

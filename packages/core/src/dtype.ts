@@ -91,5 +91,6 @@ function stringWidth(name: string): number | undefined {
   for (const ch of digits) if (ch < '0' || ch > '9') return undefined;
   if (digits.length > 1 && digits[0] === '0') return undefined;
   const width = Number(digits);
-  return width >= 1 && width <= 0x3fffffff ? width : undefined;
+  // Width 0 (`U0`, `S0`) is what numpy reads from such a header: elements of no bytes, each ''.
+  return width <= 0x3fffffff ? width : undefined;
 }

@@ -128,7 +128,7 @@ function parseDescr(descr: PyValue): { dtype: Dtype; byteOrder: NpyByteOrder; te
     try {
       dtype = parseDtype(code);
     } catch {
-      refuse(descr, `string width must be 1 to ${0x3fffffff}`);
+      refuse(descr, `string width must be 0 to ${0x3fffffff}, without leading zeros`);
     }
   }
   if (dtype === undefined) {
@@ -286,7 +286,8 @@ export function readNpyHeader(
 
 /** Largest power of two dividing the item size, capped at 8: what a typed-array view needs. */
 function alignmentOf(itemSize: number): number {
-  return Math.min(8, itemSize & -itemSize);
+  // Zero-width strings (U0, S0) hold no bytes: any offset will do.
+  return Math.min(8, itemSize & -itemSize) || 1;
 }
 
 /** Bytes per byte-swapped word: complex swaps each half, U each UTF-32 code unit, S nothing. */

@@ -77,7 +77,7 @@ export async function expectRejection(promise: Promise<unknown>): Promise<Tensor
 
 /** Alignment a typed-array view of this item size needs. */
 export function alignmentOf(itemSize: number): number {
-  return Math.min(8, itemSize & -itemSize);
+  return Math.min(8, itemSize & -itemSize) || 1;
 }
 
 /** Builds a .npy file from a header dict text, padded like numpy pads (v1.0). */

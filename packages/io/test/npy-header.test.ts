@@ -143,6 +143,8 @@ describe('descr', () => {
     ["'|f4'", 'float32'],
     ["'=i8'", 'int64'],
     ["'|U3'", 'U3'],
+    ["'<U0'", 'U0'],
+    ["'|S0'", 'S0'],
     ["'u1'", 'uint8'],
   ])('accepts %s', (descr, dtype) => {
     expect(decodeNpy(file(descr)).dtype).toBe(dtype);
@@ -152,7 +154,7 @@ describe('descr', () => {
   it.each([
     ["'<f3'", 'E_DTYPE', "'<f3' unsupported"],
     ["'float32'", 'E_DTYPE', "'float32' unsupported"],
-    ["'<U0'", 'E_DTYPE', 'string width must be 1 to'],
+    ["'<U01'", 'E_DTYPE', 'string width must be 0 to 1073741823, without leading zeros'],
     ["'|S01'", 'E_DTYPE', 'string width'],
     ["'|O'", 'E_DTYPE', 'object arrays need pickle, which tensorops never runs'],
     ["'|O8'", 'E_DTYPE', 'pickle'],

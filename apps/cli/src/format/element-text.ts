@@ -26,19 +26,39 @@ export async function* streamText(
 ): AsyncGenerator<Uint8Array> {
   if (head !== '') yield encoder.encode(head);
   const size = dtypeSize(s.dtype);
+  if (size === 0) {
+    // Zero-width strings (U0, S0) have no bytes to read: every element is the empty one.
+    const empty = elementReader({ dtype: s.dtype, shape: [1], data: new Uint8Array(0) })(0);
+    yield* blocksOf(0, elementCount(s.shape), piece, () => empty);
+  }
   let first = 0;
   for await (const chunk of s.chunks({ reuse: true })) {
-    const read = elementReader({ dtype: s.dtype, shape: [chunk.byteLength / size], data: chunk });
+    if (size === 0) break;
     const count = chunk.byteLength / size;
-    for (let start = 0; start < count; start += BLOCK_ELEMENTS) {
-      const end = Math.min(count, start + BLOCK_ELEMENTS);
-      let text = '';
-      for (let i = start; i < end; i++) text += piece(first + i, read(i));
-      yield encoder.encode(text);
-    }
+    yield* blocksOf(
+      first,
+      count,
+      piece,
+      elementReader({ dtype: s.dtype, shape: [count], data: chunk }),
+    );
     first += count;
   }
   if (tail !== '') yield encoder.encode(tail);
+}
+
+/** The text of `count` elements (flat indices from `first`), a block at a time. */
+function* blocksOf(
+  first: number,
+  count: number,
+  piece: ElementPiece,
+  read: (i: number) => ElementValue,
+): Generator<Uint8Array> {
+  for (let start = 0; start < count; start += BLOCK_ELEMENTS) {
+    const end = Math.min(count, start + BLOCK_ELEMENTS);
+    let text = '';
+    for (let i = start; i < end; i++) text += piece(first + i, read(i));
+    yield encoder.encode(text);
+  }
 }
 
 /** `count` repetitions of `text`, a block at a time (the rows of an empty tensor). */
