@@ -224,7 +224,7 @@ function run(args, options = {}) {
     const child = spawn(command, commandArgs, {
       cwd: options.cwd,
       stdio,
-      env: { PATH: process.env.PATH ?? '' },
+      env: { PATH: process.env.PATH ?? '', TMPDIR: SCRATCH },
       uid: options.uid,
       gid: options.gid,
     });
@@ -323,6 +323,8 @@ function cleanFailure(r, dir, keep = [], exit = 1) {
 }
 
 let IN; // shared inputs folder
+/** TMPDIR of every CLI run: inside the run's folder. */
+let SCRATCH;
 const idx = () => join(IN, 'i.npy');
 
 function setupInputs() {
@@ -762,6 +764,10 @@ async function main() {
   IN = join(root, 'in');
   mkdirSync(IN);
   chmodSync(IN, 0o755);
+  // The CLI's own temp files (a large pipe copied for a gather) stay inside the run's folder too.
+  SCRATCH = join(root, 'scratch');
+  mkdirSync(SCRATCH);
+  chmodSync(SCRATCH, 0o1777);
   let failed = 0;
   const rows = [];
   try {

@@ -1,5 +1,5 @@
 import { gather, type OobMode } from '@tensorops/core';
-import { gatherFromFile, gatherFromNpyStream } from '@tensorops/io/node';
+import { gatherFromFile, gatherFromPipe, type TensorStream } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
 import { choiceOption, integerFlag, integerOption } from '../args.js';
 import { checkStdinOnce, loadIndexOperand, withIndexOperand } from '../index-inputs.js';
@@ -59,14 +59,21 @@ export const gatherCommand: CommandSpec = {
         label: 'gather',
       };
     }
-    const close = () => (data.kind === 'file' ? data.file.close() : data.npy.close());
+    let spilled: (() => Promise<void>) | undefined;
+    const close = async () => {
+      await spilled?.();
+      await (data.kind === 'file' ? data.file.close() : data.npy.close());
+    };
     try {
       const indices = await loadIndexOperand(args, io);
       const options = { axis, batchDims, oob };
-      const stream =
-        data.kind === 'file'
-          ? gatherFromFile(data.file, data.stored, indices, options)
-          : gatherFromNpyStream(data.npy, indices, options);
+      let stream: TensorStream;
+      if (data.kind === 'file') stream = gatherFromFile(data.file, data.stored, indices, options);
+      else {
+        const piped = await gatherFromPipe(data.npy, indices, options);
+        spilled = piped.close;
+        stream = piped.stream;
+      }
       return { kind: 'stream', stream, label: 'gather', dispose: close };
     } catch (error) {
       await close();

@@ -36,6 +36,7 @@ export {
 export { openNpyStream, readDeclaredBytes } from './read-declared.js';
 export { readNpyFile } from './read-npy-file.js';
 export { openSource } from './source.js';
+export { gatherFromPipe, type PipeGather, spillNpyStream } from './spill.js';
 export {
   type EncodedTensors,
   encodeTensors,

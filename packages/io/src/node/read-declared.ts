@@ -237,9 +237,11 @@ export async function openNpyStream(
       : descriptorChunks(direct);
   const prefix = new Prefix(chunks[Symbol.asyncIterator](), label, direct);
   let header: NpyOnStream['header'];
+  let headerBytes: Uint8Array;
   try {
     const dataOffset = npyDataOffset(await prefix.take(12));
-    header = readNpyHeader(await prefix.take(dataOffset));
+    headerBytes = (await prefix.take(dataOffset)).slice();
+    header = readNpyHeader(headerBytes);
     prefix.skip(dataOffset);
   } catch (error) {
     await prefix.close();
@@ -254,6 +256,7 @@ export async function openNpyStream(
   return {
     label,
     header,
+    headerBytes,
     read,
     async readTensor() {
       if (left > MAX_STREAM_BYTES) {

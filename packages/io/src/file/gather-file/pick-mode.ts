@@ -18,6 +18,16 @@ const FRESH_BYTE_COST = 16;
 /** Largest region (row of the plan's 4-D view) a scan reads whole into memory. */
 const SCAN_MAX_BYTES = 1 << 30;
 
+/**
+ * Whether a .npy arriving on a pipe is better copied to a temp file and gathered from there (the
+ * passes strategy: reused buffers) than gathered as it passes (an output held whole in fresh
+ * memory): the copy writes the data once and the passes read it once per output chunk.
+ */
+export function spillPays(dataBytes: number, outBytes: number, chunkBytes: number): boolean {
+  const passes = Math.ceil(outBytes / (4 * chunkBytes));
+  return dataBytes * (1 + passes) < FRESH_BYTE_COST * outBytes;
+}
+
 /** The cheapest strategy that fits in memory, by estimated cost (see the header). */
 export function pickMode(ctx: RunContext): FileGatherMode {
   const { batch, outer, axisSize, blockBytes } = ctx.plan;

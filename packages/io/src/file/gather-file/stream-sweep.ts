@@ -25,6 +25,8 @@ export interface NpyOnStream {
   /** Names the stream in messages. */
   readonly label: string;
   readonly header: NpyHeader;
+  /** The header's bytes as they came (magic, version, length and dict), for a copy of the file. */
+  readonly headerBytes: Uint8Array;
   /**
    * Fills `target` with the next data bytes, never reading past the data the header declares;
    * fewer only where the stream (or the declared data) ends.

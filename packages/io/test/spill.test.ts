@@ -1,0 +1,95 @@
+// A .npy on a real pipe (a `cat` child), gathered through gatherFromPipe: copied to an unlinked
+// temp file when the output is large next to the data, swept as it passes when it is small. The
+// temp folder is the test's own, and nothing is left in it.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTensor, gather, type Tensor, tensorFrom } from '@tensorops/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encodeNpy } from '../src/index.js';
+import { collectStream, gatherFromPipe, openNpyStream } from '../src/node/index.js';
+
+let dir: string;
+let scratch: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tensorops-spill-'));
+  scratch = join(dir, 'tmp');
+  mkdirSync(scratch);
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The bytes of `path` through a pipe from a `cat` child, cut to `limit` bytes if given. */
+function piped(bytes: Uint8Array, limit = bytes.length) {
+  const path = join(dir, 'data.npy');
+  writeFileSync(path, bytes.subarray(0, limit));
+  const child = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return child.stdout as AsyncIterable<Uint8Array>;
+}
+
+/** [rows, 64] float32 of random bit patterns (NaN payloads and -0 among them). */
+function table(rows: number): Tensor {
+  const t = createTensor('float32', [rows, 64]);
+  let s = 0x9e3779b9;
+  for (let i = 0; i < t.data.length; i++) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    t.data[i] = s & 255;
+  }
+  return t;
+}
+
+describe('gatherFromPipe', () => {
+  it('copies the pipe to an unlinked temp file when every row is picked, and gathers the right bytes', async () => {
+    const data = table(4096);
+    const ids = tensorFrom(
+      'int64',
+      [4096],
+      Array.from({ length: 4096 }, (_, i) => BigInt((i * 2654435761) % 4096)),
+    );
+    const npy = await openNpyStream(piped(encodeNpy(data)), 'stdin');
+    const { stream, close } = await gatherFromPipe(npy, ids, {}, scratch);
+    expect(stream.mode).not.toBe('stream-sweep');
+    expect(readdirSync(scratch)).toEqual([]);
+    const got = await collectStream(stream);
+    await close();
+    await npy.close();
+    expect(Buffer.from(got.data).equals(Buffer.from(gather(data, ids).data))).toBe(true);
+  });
+
+  it('sweeps the pipe as it passes when a few rows are picked', async () => {
+    const data = table(4096);
+    const ids = tensorFrom('int32', [3], [4095, 0, -7]);
+    const npy = await openNpyStream(piped(encodeNpy(data)), 'stdin');
+    const { stream, close } = await gatherFromPipe(npy, ids, {}, scratch);
+    expect(stream.mode).toBe('stream-sweep');
+    const got = await collectStream(stream);
+    await close();
+    await npy.close();
+    expect(Buffer.from(got.data).equals(Buffer.from(gather(data, ids).data))).toBe(true);
+  });
+
+  it('a pipe that ends before its declared data is an error naming stdin, and leaves nothing', async () => {
+    const bytes = encodeNpy(table(4096));
+    const ids = tensorFrom(
+      'int32',
+      [4096],
+      Array.from({ length: 4096 }, (_, i) => 4095 - i),
+    );
+    const npy = await openNpyStream(piped(bytes, bytes.length - 5000), 'stdin');
+    const run = async () => {
+      const { stream, close } = await gatherFromPipe(npy, ids, {}, scratch);
+      try {
+        await collectStream(stream);
+      } finally {
+        await close();
+      }
+    };
+    await expect(run()).rejects.toThrow(/^stdin: .*truncated/);
+    await npy.close();
+    expect(readdirSync(scratch)).toEqual([]);
+  });
+});
