@@ -129,7 +129,8 @@ describe('gatherFromNpyStream', () => {
   it('Fortran order is read whole once (a transpose needs all of it), then gathered', async () => {
     const data = tensorFrom('int32', [3, 2], [1, 2, 3, 4, 5, 6]);
     const bytes = encodeNpy(data);
-    const text = new TextDecoder('latin1').decode(bytes);
+    // Buffer's latin1, not TextDecoder('latin1'), which is windows-1252 (0x93 becomes U+201C).
+    const text = Buffer.from(bytes).toString('latin1');
     // The same values in Fortran order: column-major data with fortran_order True.
     const header = Buffer.from(
       text.slice(0, 128).replace("'fortran_order': False", "'fortran_order': True "),
