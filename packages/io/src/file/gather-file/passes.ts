@@ -6,12 +6,13 @@
 // than page-cache reads into memory already faulted in (docs/performance.md), so this beats
 // reading a large source whole.
 
-import { ZERO_FILL } from '@tensorops/core/internal';
+import { copyElement, ZERO_FILL } from '@tensorops/core/internal';
 import { swapBytesInPlace } from '../../layout.js';
 import type { ChunkOptions } from '../tensor-stream.js';
 import type { RunContext } from './context.js';
 import { chunkAllocator } from './output-chunks.js';
 import { readWindow } from './reads.js';
+import { sourceOffset } from './sweep.js';
 
 /** Blocks at least this long are copied with one TypedArray.set (memmove) rather than word by word. */
 const LONG_BLOCK_BYTES = 1024;
@@ -26,26 +27,9 @@ export function passSizes(ctx: RunContext): { chunkBlocks: number; windowBytes: 
   return { chunkBlocks, windowBytes };
 }
 
-/**
- * Source byte offsets (within the tensor) of output blocks [from, to) into `into`, ZERO_FILL for
- * a block that reads nothing. Output block k is (b, o, j) of [batch, outer, perBatch] in order.
- */
-export function sourceOffsets(ctx: RunContext, from: number, to: number, into: Float64Array): void {
-  const { outer, axisSize, perBatch, blockBytes, positions } = ctx.plan;
-  let k = from;
-  let row = Math.floor(k / perBatch); // b * outer + o
-  let j = k - row * perBatch;
-  while (k < to) {
-    const b = Math.floor(row / outer);
-    const rowBase = row * axisSize;
-    const idxBase = b * perBatch;
-    for (; j < perBatch && k < to; j++, k++) {
-      const p = positions[idxBase + j] as number;
-      into[k - from] = p === ZERO_FILL ? ZERO_FILL : (rowBase + p) * blockBytes;
-    }
-    j = 0;
-    row++;
-  }
+/** Source offsets of output blocks [from, from + into.length) into `into` (see sourceOffset). */
+function sourceOffsets(ctx: RunContext, from: number, into: Float64Array, count: number): void {
+  for (let i = 0; i < count; i++) into[i] = sourceOffset(ctx.plan, from + i);
 }
 
 /** How many source windows the chunks of a passes run read, in all (for the cost model). */
@@ -57,7 +41,7 @@ export function passReads(ctx: RunContext): number {
   let reads = 0;
   for (let first = 0; first < blocks; first += chunkBlocks) {
     const count = Math.min(chunkBlocks, blocks - first);
-    sourceOffsets(ctx, first, first + count, offsets);
+    sourceOffsets(ctx, first, offsets, count);
     for (let i = 0; i < count; i++) {
       const at = offsets[i] as number;
       if (at === ZERO_FILL) continue;
@@ -98,7 +82,7 @@ export async function* passesGather(
   const buf32 = words ? new Int32Array(buf.buffer, 0, buf.length >>> 2) : undefined;
   for (let first = 0; first < blocks; first += chunkBlocks) {
     const count = Math.min(chunkBlocks, blocks - first);
-    sourceOffsets(ctx, first, first + count, offsets);
+    sourceOffsets(ctx, first, offsets, count);
     // Counting sort of the chunk's blocks by window; ZERO_FILL blocks are zeroed here instead.
     const out = allocate(count * blockBytes);
     starts.fill(0);
@@ -133,13 +117,9 @@ export async function* passesGather(
         const s = (offsets[i] as number) - start;
         const d = i * blockBytes;
         if (blockBytes >= LONG_BLOCK_BYTES) out.set(buf.subarray(s, s + blockBytes), d);
-        else if (buf32 !== undefined && out32 !== undefined) {
-          const s4 = s >>> 2;
-          const d4 = d >>> 2;
-          for (let x = 0; x < blockBytes >>> 2; x++) out32[d4 + x] = buf32[s4 + x] as number;
-        } else {
-          for (let x = 0; x < blockBytes; x++) out[d + x] = buf[s + x] as number;
-        }
+        else if (buf32 !== undefined && out32 !== undefined)
+          copyElement(buf32, s >>> 2, out32, d >>> 2, blockBytes >>> 2);
+        else copyElement(buf, s, out, d, blockBytes);
       }
     }
     yield out;

@@ -75,12 +75,12 @@ export function bucketBySpan(plan: GatherPlan, spanBytes: number): SpanBuckets {
   return { starts, order };
 }
 
-/** The source byte offset (within the tensor) of output block k, which reads the source. */
+/** The source byte offset (within the tensor) of output block k; ZERO_FILL if it reads nothing. */
 export function sourceOffset(plan: GatherPlan, k: number): number {
   const { outer, axisSize, perBatch, blockBytes, positions } = plan;
   const row = Math.floor(k / perBatch); // b * outer + o
-  const j = Math.floor(row / outer) * perBatch + (k - row * perBatch);
-  return (row * axisSize + (positions[j] as number)) * blockBytes;
+  const p = positions[Math.floor(row / outer) * perBatch + (k - row * perBatch)] as number;
+  return p === ZERO_FILL ? ZERO_FILL : (row * axisSize + p) * blockBytes;
 }
 
 /**
