@@ -13,13 +13,18 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 // A signal that ends the process removes the temp files of atomic writes (targets stay as they
 // were), then ends the process by the same signal, so the shell sees 128+N. Re-raising it with
 // the default action ends the process at once, even while a worker thread is blocked (opening a
-// FIFO nobody writes to), which process.exit() would wait for.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) {
-  process.once(signal, () => {
-    removePendingTempFilesSync();
-    process.kill(process.pid, signal);
-  });
-}
+// FIFO nobody writes to), which process.exit() would wait for. A second signal during the clean-up
+// (the terminal's and the launcher's copy of one Ctrl-C) is the same request and is ignored.
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
+let ending = false;
+const endBySignal = (signal: NodeJS.Signals): void => {
+  if (ending) return;
+  ending = true;
+  removePendingTempFilesSync();
+  for (const s of SIGNALS) process.off(s, endBySignal);
+  process.kill(process.pid, signal);
+};
+for (const signal of SIGNALS) process.on(signal, endBySignal);
 
 // exitCode, not process.exit(): exiting right after a large stdout write truncates piped output.
 run(process.argv.slice(2), {

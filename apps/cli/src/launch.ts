@@ -2,7 +2,8 @@
 // The `tensorops` bin: starts the CLI bundle (tensorops-main.cjs, built from bin.ts) with its
 // compiled code cached between runs. Node >= 22.1 caches through module.enableCompileCache;
 // Node 20 compiles the bundle as a vm.Script with V8's cachedData (what v8-compile-cache does).
-// Any failure of the cache is silent and costs only a normal compile (see code-cache.ts).
+// Any failure of the cache is silent and costs only a normal compile (see code-cache.ts). A large
+// gather first starts again with huge pages (see huge-pages.ts).
 
 import { readFileSync } from 'node:fs';
 import module, { createRequire } from 'node:module';
@@ -16,6 +17,7 @@ import {
   readCodeCache,
   writeCodeCache,
 } from './code-cache.js';
+import { relaunchWithHugePages, wantsHugePages } from './huge-pages.js';
 
 const MAIN = fileURLToPath(new URL('./tensorops-main.cjs', import.meta.url));
 
@@ -94,4 +96,7 @@ function start(): void {
   );
 }
 
-start();
+const argv = process.argv.slice(2);
+if (wantsHugePages(argv, process.env))
+  relaunchWithHugePages(process.argv[1] as string, argv, start);
+else start();
