@@ -123,7 +123,16 @@ await build({
   format: 'cjs',
   // The version is read from package.json next to dist/, as the unbundled main.js does.
   define: { 'import.meta.url': '__tensoropsMainUrl' },
-  banner: { js: "const __tensoropsMainUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // The file is one function expression, CommonJS' module parameters plus loadUI, so the launcher
+  // compiles the file as it is on disk (a wrapper added at run time would copy all of it once
+  // more). As a script its value is that function; required as a module (Node >= 22.1) it is the
+  // module's export. The parentheses make V8 compile it eagerly, into the compile cache.
+  banner: {
+    js:
+      "(typeof module === 'object' ? module : {}).exports = (function (exports, require, module, __filename, __dirname, loadUI) {" +
+      "const __tensoropsMainUrl = require('node:url').pathToFileURL(__filename).href;",
+  },
+  footer: { js: '});' },
   plugins: [stringWidthFastPath, uiThroughLauncher],
 });
 await build({

@@ -28,9 +28,18 @@ const MAIN = fileURLToPath(new URL('./tensorops-main.cjs', import.meta.url));
  */
 const importModule = (specifier: string): Promise<unknown> => import(specifier);
 
-/** The CommonJS wrapper the bundle runs in, plus the import function it calls (see bundle.mjs). */
-const HEAD = '(function (exports, require, module, __filename, __dirname, loadUI) {\n';
-const TAIL = '\n})';
+/**
+ * The bundle evaluates to this function (see bundle.mjs): the CommonJS module parameters, plus the
+ * import function it loads the UI with.
+ */
+type Main = (
+  exports: object,
+  require: NodeJS.Require,
+  module: { exports: object },
+  filename: string,
+  dirname: string,
+  loadUI: typeof importModule,
+) => void;
 
 function version(): string {
   const pkg = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
@@ -39,18 +48,17 @@ function version(): string {
 
 type CompileCache = (directory?: string) => unknown;
 
-function start(): void {
-  const env = process.env;
-  const directory = cacheDirectory(env);
-  const enableCompileCache = (module as { enableCompileCache?: CompileCache }).enableCompileCache;
-  if (typeof enableCompileCache === 'function') {
-    try {
-      if (directory !== undefined) enableCompileCache(join(directory, 'node-compile-cache'));
-    } catch {}
-    Object.defineProperty(globalThis, 'loadUI', { value: importModule });
-    createRequire(import.meta.url)(MAIN);
-    return;
-  }
+/** Node >= 22.1: node's own loader, with its compile cache in our cache folder. */
+function requireMain(directory: string | undefined, enableCompileCache: CompileCache): Main {
+  try {
+    if (directory !== undefined) enableCompileCache(join(directory, 'node-compile-cache'));
+  } catch {}
+  return createRequire(import.meta.url)(MAIN) as Main;
+}
+
+/** Node 20: the bundle as a vm.Script, with V8's code cache from our cache folder. */
+function compileMain(directory: string | undefined): Main {
+  // Compiled as it is on disk: wrapping it in a string here would copy all of it once more.
   const source = readFileSync(MAIN, 'utf8');
   let file: string | undefined;
   let key = '';
@@ -62,7 +70,7 @@ function start(): void {
         version: v,
         bundle: MAIN,
         execArgv: process.execArgv,
-        nodeOptions: env.NODE_OPTIONS,
+        nodeOptions: process.env.NODE_OPTIONS,
       });
       file = join(directory, cacheFileName(v, key));
       cachedData = readCodeCache(file, key);
@@ -70,9 +78,8 @@ function start(): void {
   } catch {
     file = undefined;
   }
-  const script = new Script(HEAD + source + TAIL, {
+  const script = new Script(source, {
     filename: MAIN,
-    lineOffset: -1,
     ...(cachedData === undefined ? {} : { cachedData }),
   });
   if (file !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
@@ -83,9 +90,18 @@ function start(): void {
       if (code < 128) writeCodeCache(target, key, script.createCachedData());
     });
   }
-  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  return script.runInThisContext() as Main;
+}
+
+function start(): void {
+  const directory = cacheDirectory(process.env);
+  const enableCompileCache = (module as { enableCompileCache?: CompileCache }).enableCompileCache;
+  const main =
+    typeof enableCompileCache === 'function'
+      ? requireMain(directory, enableCompileCache)
+      : compileMain(directory);
   const exports = {};
-  run.call(
+  main.call(
     exports,
     exports,
     createRequire(MAIN),
