@@ -183,7 +183,9 @@ describe.each(PACKAGES)('tarball of $name', (pkg) => {
       (f) =>
         !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(f) &&
         !(pkg === CLI
-          ? /^dist\/(tensorops\.cjs|tensorops-main\.cjs|ui\.mjs)(\.map)?$/.test(f)
+          ? /^dist\/(tensorops\.cjs|tensorops-main\.cjs|ui\.mjs|yauzl\.cjs|yazl\.cjs)(\.map)?$/.test(
+              f,
+            )
           : /^(dist\/.+\.(js|js\.map|d\.ts|d\.ts\.map)|src\/.+\.ts)$/.test(f)),
     );
     expect(unexpected).toEqual([]);

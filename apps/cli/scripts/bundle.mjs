@@ -8,7 +8,9 @@
 //   because V8's code cache on Node 20 works for scripts (vm.Script), not for ES modules;
 // - dist/ui.mjs: the terminal UI, an ES module because it imports ink (an ES module with
 //   top-level await, which a script cannot require), loaded only when a tensor is shown on a
-//   terminal. ink and react stay external.
+//   terminal. ink and react stay external;
+// - dist/yauzl.cjs, dist/yazl.cjs: the zip libraries, required only when an .npz is read or
+//   written, so that the script every run reads and compiles holds neither.
 //
 // Why a bundle: on Node 20 every ES module costs a resolve, a read and a compile at start-up; one
 // file instead of ~60 is what makes a single compiled-code cache possible.
@@ -77,6 +79,7 @@ const shared = {
   // literals (string-width's) into eager `new RegExp(...)` calls compiled at every start.
   supported: { 'regexp-set-notation': true, 'regexp-unicode-property-escapes': true },
   minifySyntax: true,
+  minifyIdentifiers: true,
   minifyWhitespace: true,
   sourcemap: true,
   external: ['ink', 'react', 'react/*', 'ink-*'],
@@ -96,12 +99,36 @@ const uiThroughLauncher = {
   },
 };
 
+/** The zip libraries the CLI bundle requires from files of their own beside it (see above). */
+const ZIP_LIBRARIES = ['yauzl', 'yazl'];
+
+/**
+ * Each import of a zip library becomes a module of one line, `module.exports =
+ * require('./NAME.cjs')`, so the bundle keeps its lazy import as a plain require of that file.
+ */
+const zipLibrariesApart = {
+  name: 'zip-libraries-apart',
+  setup(b) {
+    const names = new RegExp(`^(${ZIP_LIBRARIES.join('|')})$`);
+    b.onResolve({ filter: names }, (args) => ({ path: args.path, namespace: 'zip-apart' }));
+    b.onLoad({ filter: /.*/, namespace: 'zip-apart' }, (args) => ({
+      contents: `module.exports = require('./${args.path}.cjs');`,
+      loader: 'js',
+    }));
+    b.onResolve({ filter: /^\.\/[a-z]+\.cjs$/, namespace: 'zip-apart' }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+  },
+};
+
 for (const stale of [
   'dist/chunks',
   'dist/tensorops.js',
   'dist/tensorops.cjs',
   'dist/tensorops-main.cjs',
   'dist/ui.mjs',
+  ...ZIP_LIBRARIES.map((name) => `dist/${name}.cjs`),
 ])
   rmSync(stale, { recursive: true, force: true });
 await build({
@@ -133,8 +160,18 @@ await build({
       "const __tensoropsMainUrl = require('node:url').pathToFileURL(__filename).href;",
   },
   footer: { js: '});' },
-  plugins: [stringWidthFastPath, uiThroughLauncher],
+  plugins: [stringWidthFastPath, uiThroughLauncher, zipLibrariesApart],
 });
+// Resolved from @tensorops/io, the package that depends on them.
+const ioDir = dirname(fileURLToPath(import.meta.resolve('@tensorops/io/package.json')));
+for (const name of ZIP_LIBRARIES) {
+  await build({
+    ...shared,
+    stdin: { contents: `module.exports = require('${name}');`, resolveDir: ioDir },
+    outfile: `dist/${name}.cjs`,
+    format: 'cjs',
+  });
+}
 await build({
   ...shared,
   entryPoints: { ui: 'dist/ui/render.js' },
