@@ -71,6 +71,44 @@ const stringWidthFastPath = {
   },
 };
 
+/**
+ * yargs' platform shim for Node, as bundled. It imports node:assert (a module and its error
+ * classes loaded at start-up) for internal checks that hold on every run: the checks are made
+ * inline, and node:assert is loaded only to report one that fails. It guesses the app's version
+ * (which main.ts then sets) from the package.json above the folder holding node_modules, which in
+ * a bundle is the working directory: each run would list every directory from there up to the
+ * root, and fail such a check where none holds a package.json. The shim's `__dirname` is the
+ * bundle's own path; its package.json is one folder up.
+ */
+const yargsShimLean = {
+  name: 'yargs-shim-lean',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, async (args) => {
+      let source = await readFile(args.path, 'utf8');
+      const edits = [
+        [
+          "import { notStrictEqual, strictEqual } from 'assert'",
+          `const notStrictEqual = (actual, expected, message) => {
+            if (Object.is(actual, expected)) require('node:assert').notStrictEqual(actual, expected, message);
+          };
+          const strictEqual = (actual, expected, message) => {
+            if (!Object.is(actual, expected)) require('node:assert').strictEqual(actual, expected, message);
+          };`,
+        ],
+        [
+          "const mainFilename = __dirname.substring(0, __dirname.lastIndexOf('node_modules'));",
+          'const mainFilename = __dirname;',
+        ],
+      ];
+      for (const [from, to] of edits) {
+        if (!source.includes(from)) throw new Error(`${args.path}: no '${from}' to replace`);
+        source = source.replace(from, to);
+      }
+      return { contents: source, loader: 'js' };
+    });
+  },
+};
+
 const shared = {
   bundle: true,
   platform: 'node',
@@ -160,7 +198,7 @@ await build({
       "const __tensoropsMainUrl = require('node:url').pathToFileURL(__filename).href;",
   },
   footer: { js: '});' },
-  plugins: [stringWidthFastPath, uiThroughLauncher, zipLibrariesApart],
+  plugins: [stringWidthFastPath, yargsShimLean, uiThroughLauncher, zipLibrariesApart],
 });
 // Resolved from @tensorops/io, the package that depends on them.
 const ioDir = dirname(fileURLToPath(import.meta.resolve('@tensorops/io/package.json')));
