@@ -226,4 +226,7 @@ const main = (await readFile(mainFile, 'utf8')).replaceAll(
 for (const forbidden of ['import(', 'require("ink")', 'require("react")']) {
   if (main.includes(forbidden)) throw new Error(`${mainFile} must not contain ${forbidden}`);
 }
+// The launcher decodes the bundle as latin1, which is UTF-8 only for ASCII (esbuild escapes the
+// rest by default): as many UTF-8 bytes as characters.
+if (Buffer.byteLength(main) !== main.length) throw new Error(`${mainFile} must be ASCII`);
 await writeFile(mainFile, main);

@@ -3,7 +3,17 @@
 // read-only or full disk, a corrupt, truncated or foreign cache file) means a normal compile; the
 // cache never changes what the program does.
 
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 
@@ -49,11 +59,39 @@ export function cacheFileName(version: string, key: string): string {
 // File layout: MAGIC, key length (u32 LE), key (UTF-8), payload CRC-32 (u32 LE), payload.
 const MAGIC = Buffer.from('tensorops-v8-code-cache-1\n');
 
-/** The cached code stored under `key`, or undefined when the file is absent, damaged or another's. */
-export function readCodeCache(file: string, key: string): Buffer | undefined {
+/**
+ * The bytes of `file`: a view of `into` when they fit in it, else a new buffer. Reading into a
+ * buffer that was read into before touches no fresh memory.
+ */
+export function readFileInto(file: string, into: Buffer): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = size <= into.length ? into.subarray(0, size) : Buffer.allocUnsafe(size);
+    let done = 0;
+    while (done < size) {
+      const n = readSync(fd, bytes, done, size - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    return bytes.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The cached code stored under `key` (read into `into` when it fits, see readFileInto), or
+ * undefined when the file is absent, damaged or another's.
+ */
+export function readCodeCache(
+  file: string,
+  key: string,
+  into: Buffer = Buffer.alloc(0),
+): Buffer | undefined {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = readFileInto(file, into);
   } catch {
     return undefined;
   }

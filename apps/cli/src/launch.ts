@@ -5,7 +5,7 @@
 // Any failure of the cache is silent and costs only a normal compile (see code-cache.ts). A large
 // gather first starts again with huge pages (see huge-pages.ts).
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import module, { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import {
   cacheFileName,
   cacheKey,
   readCodeCache,
+  readFileInto,
   writeCodeCache,
 } from './code-cache.js';
 import { relaunchWithHugePages, wantsHugePages } from './huge-pages.js';
@@ -56,38 +57,45 @@ function requireMain(directory: string | undefined, enableCompileCache: CompileC
   return createRequire(import.meta.url)(MAIN) as Main;
 }
 
+/** Where this run's code cache lives: its file, its key, and the file's size now (0: none yet). */
+function cacheEntry(
+  directory: string | undefined,
+): { file: string; key: string; size: number } | undefined {
+  if (directory === undefined) return undefined;
+  try {
+    const v = version();
+    const key = cacheKey({
+      version: v,
+      bundle: MAIN,
+      execArgv: process.execArgv,
+      nodeOptions: process.env.NODE_OPTIONS,
+    });
+    const file = join(directory, cacheFileName(v, key));
+    return { file, key, size: statSync(file, { throwIfNoEntry: false })?.size ?? 0 };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Node 20: the bundle as a vm.Script, with V8's code cache from our cache folder. */
 function compileMain(directory: string | undefined): Main {
-  // Compiled as it is on disk: wrapping it in a string here would copy all of it once more.
-  const source = readFileSync(MAIN, 'utf8');
-  let file: string | undefined;
-  let key = '';
-  let cachedData: Buffer | undefined;
-  try {
-    if (directory !== undefined) {
-      const v = version();
-      key = cacheKey({
-        version: v,
-        bundle: MAIN,
-        execArgv: process.execArgv,
-        nodeOptions: process.env.NODE_OPTIONS,
-      });
-      file = join(directory, cacheFileName(v, key));
-      cachedData = readCodeCache(file, key);
-    }
-  } catch {
-    file = undefined;
-  }
+  const cache = cacheEntry(directory);
+  // One buffer, the size of the larger file: the bundle is read into it and copied into a
+  // string, then the code cache is read over it, into pages the first read already touched.
+  const scratch = Buffer.allocUnsafeSlow(Math.max(statSync(MAIN).size, cache?.size ?? 0));
+  // The bundle is ASCII (bundle.mjs checks), which latin1 decodes as UTF-8 would, by a copy.
+  // It is compiled as it is on disk: wrapping it in a string here would copy all of it again.
+  const source = readFileInto(MAIN, scratch).toString('latin1');
+  const cachedData = cache && readCodeCache(cache.file, cache.key, scratch);
   const script = new Script(source, {
     filename: MAIN,
     ...(cachedData === undefined ? {} : { cachedData }),
   });
-  if (file !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
-    const target = file;
+  if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
     // After the run, so that the cache holds the functions this run compiled, not just the
     // top level. Not after a signal: the user wants the process gone.
     process.once('exit', (code) => {
-      if (code < 128) writeCodeCache(target, key, script.createCachedData());
+      if (code < 128) writeCodeCache(cache.file, cache.key, script.createCachedData());
     });
   }
   return script.runInThisContext() as Main;

@@ -71,6 +71,22 @@ describe('cache files', () => {
     expect(readdirSync(join(file, '..'))).toEqual(['entry.v8cache']);
   });
 
+  it('reads into the buffer it is given when the file fits, into its own when not', () => {
+    const file = join(tempDir(), 'entry.v8cache');
+    writeCodeCache(file, 'k', payload);
+    const size = readFileSync(file).length;
+    const roomy = Buffer.alloc(size + 10, 0xee);
+    const inRoomy = readCodeCache(file, 'k', roomy);
+    expect(inRoomy?.equals(payload)).toBe(true);
+    expect(inRoomy?.buffer).toBe(roomy.buffer);
+    expect(roomy.subarray(size)).toEqual(Buffer.alloc(10, 0xee));
+    const small = Buffer.alloc(size - 1, 0xee);
+    const inOwn = readCodeCache(file, 'k', small);
+    expect(inOwn?.equals(payload)).toBe(true);
+    expect(inOwn?.buffer).not.toBe(small.buffer);
+    expect(small).toEqual(Buffer.alloc(size - 1, 0xee));
+  });
+
   it('refuses a truncated file, a flipped payload byte, a foreign file and a missing one', () => {
     const dir = tempDir();
     const file = join(dir, 'entry.v8cache');
