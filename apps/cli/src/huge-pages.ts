@@ -5,8 +5,8 @@
 // again with it, when the inputs are large enough to repay a second start of node
 // (docs/performance.md). TENSOROPS_HUGE_PAGES=0 turns this off, 1 asks for it whatever the size.
 
-import { spawn } from 'node:child_process';
 import { fstatSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const TUNABLE = 'glibc.malloc.hugetlb=1';
 /** The commands whose memory grows with their inputs: a data tensor and an index tensor. */
@@ -121,6 +121,10 @@ export function relaunchWithHugePages(
       return;
     }
   }
+  // Required here, not imported: node:child_process is loaded only by a run that relaunches.
+  const { spawn } = createRequire(import.meta.url)(
+    'node:child_process',
+  ) as typeof import('node:child_process');
   const child = spawn(process.execPath, args, { stdio: 'inherit', env });
   // A signal sent to this process goes on to the CLI, which cleans up and ends by it; a signal
   // from the terminal reaches both, and the CLI handles a repeat as the same request.

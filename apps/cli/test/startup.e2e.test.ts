@@ -1,5 +1,6 @@
 // What a run loads before it reads its first byte. A plain file-to-file gather must not load the
-// zip libraries (only an .npz needs them, from dist/yauzl.cjs and dist/yazl.cjs) or node:assert.
+// zip libraries (only an .npz needs them, from dist/yauzl.cjs and dist/yazl.cjs), node:assert, or
+// node:child_process (only a relaunch with huge pages needs it).
 // Seen in a real spawned run, through a preload script that records at exit node's built-in
 // modules and the CommonJS files that were required.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -40,7 +41,7 @@ function loadedBy(dir: string, args: string[]): Loaded {
 }
 
 describe('start-up: what a run loads', () => {
-  it('a .npy gather to a file loads no zip library and no node:assert', () => {
+  it('a small .npy gather to a file loads no zip library, node:assert or node:child_process', () => {
     const dir = tempDir();
     const args = ['gather', fx('data'), fx('idx'), '--axis', '1', '-o', join(dir, 'out.npy')];
     // The first run writes the code cache, the second uses it: both load the same.
@@ -50,6 +51,7 @@ describe('start-up: what a run loads', () => {
       expect(loaded.files, `run ${run}`).not.toContain('yauzl.cjs');
       expect(loaded.files, `run ${run}`).not.toContain('yazl.cjs');
       expect(loaded.builtins, `run ${run}`).not.toContain('assert');
+      expect(loaded.builtins, `run ${run}`).not.toContain('child_process');
     }
   });
 
