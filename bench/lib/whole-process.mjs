@@ -145,10 +145,16 @@ export function w8Procs({ dir, python }) {
       'pipe',
     ),
     proc(
-      `GLIBC_TUNABLES=${THP_TUNABLE} tensorops gather`,
+      `GLIBC_TUNABLES=${THP_TUNABLE} tensorops gather (set by the caller: no relaunch)`,
       [process.execPath, ...gather(4)],
       withThp(env),
       out(4),
+    ),
+    proc(
+      'TENSOROPS_HUGE_PAGES=0 tensorops gather (4 KiB pages)',
+      [process.execPath, ...gather(5)],
+      { ...env, TENSOROPS_HUGE_PAGES: '0' },
+      out(5),
     ),
   ];
   if (python) procs.push(numpyProc(python, data, indices, out('np')));
