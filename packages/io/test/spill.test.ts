@@ -1,12 +1,21 @@
 // A .npy on a real pipe (a `cat` child), gathered through gatherFromPipe: copied to an unlinked
 // temp file when the output is large next to the data, swept as it passes when it is small. The
 // temp folder is the test's own, and nothing is left in it.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTensor, gather, type Tensor, tensorFrom } from '@tensorops/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NpyOnStream } from '../src/file/gather-file/stream-sweep.js';
 import { encodeNpy } from '../src/index.js';
 import { collectStream, gatherFromPipe, openNpyStream } from '../src/node/index.js';
 
@@ -29,6 +38,25 @@ function piped(bytes: Uint8Array, limit = bytes.length) {
   return child.stdout as AsyncIterable<Uint8Array>;
 }
 
+/**
+ * The bytes of `path` through a FIFO that a `cat` child writes, opened here in blocking mode: a
+ * descriptor, as the CLI hands over a piped stdin (read by read(2), copied in a worker thread).
+ */
+function pipedDescriptor(bytes: Uint8Array, limit = bytes.length): number {
+  const path = join(dir, 'data.npy');
+  writeFileSync(path, bytes.subarray(0, limit));
+  const fifo = join(dir, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  spawn('sh', ['-c', 'cat "$0" > "$1"', path, fifo], { stdio: 'ignore' });
+  const fd = openSync(fifo, 'r');
+  descriptors.push(fd);
+  return fd;
+}
+const descriptors: number[] = [];
+afterEach(() => {
+  for (const fd of descriptors.splice(0)) closeSync(fd);
+});
+
 /** [rows, 64] float32 of random bit patterns (NaN payloads and -0 among them). */
 function table(rows: number): Tensor {
   const t = createTensor('float32', [rows, 64]);
@@ -40,6 +68,16 @@ function table(rows: number): Tensor {
     t.data[i] = s & 255;
   }
   return t;
+}
+
+/** Gathers through gatherFromPipe to the end, closing its temp file whatever happens. */
+async function gatherAll(npy: NpyOnStream, ids: Tensor): Promise<void> {
+  const { stream, close } = await gatherFromPipe(npy, ids, {}, scratch);
+  try {
+    await collectStream(stream);
+  } finally {
+    await close();
+  }
 }
 
 describe('gatherFromPipe', () => {
@@ -58,6 +96,35 @@ describe('gatherFromPipe', () => {
     await close();
     await npy.close();
     expect(Buffer.from(got.data).equals(Buffer.from(gather(data, ids).data))).toBe(true);
+  });
+
+  it('copies a pipe given as a descriptor (in a worker thread) and gathers the right bytes', async () => {
+    const data = table(4096);
+    const ids = tensorFrom(
+      'int64',
+      [4096],
+      Array.from({ length: 4096 }, (_, i) => BigInt((i * 2654435761) % 4096)),
+    );
+    const npy = await openNpyStream(pipedDescriptor(encodeNpy(data)), 'stdin');
+    expect(npy.copyTo).toBeDefined();
+    const { stream, close } = await gatherFromPipe(npy, ids, {}, scratch);
+    expect(stream.mode).not.toBe('stream-sweep');
+    expect(readdirSync(scratch)).toEqual([]);
+    const got = await collectStream(stream);
+    await close();
+    expect(Buffer.from(got.data).equals(Buffer.from(gather(data, ids).data))).toBe(true);
+  });
+
+  it('a descriptor that ends before its declared data is an error naming stdin, and leaves nothing', async () => {
+    const bytes = encodeNpy(table(4096));
+    const ids = tensorFrom(
+      'int32',
+      [4096],
+      Array.from({ length: 4096 }, (_, i) => i),
+    );
+    const npy = await openNpyStream(pipedDescriptor(bytes, bytes.length - 5000), 'stdin');
+    await expect(gatherAll(npy, ids)).rejects.toThrow(/^stdin: .*truncated/);
+    expect(readdirSync(scratch)).toEqual([]);
   });
 
   it('sweeps the pipe as it passes when a few rows are picked', async () => {
@@ -80,15 +147,7 @@ describe('gatherFromPipe', () => {
       Array.from({ length: 4096 }, (_, i) => 4095 - i),
     );
     const npy = await openNpyStream(piped(bytes, bytes.length - 5000), 'stdin');
-    const run = async () => {
-      const { stream, close } = await gatherFromPipe(npy, ids, {}, scratch);
-      try {
-        await collectStream(stream);
-      } finally {
-        await close();
-      }
-    };
-    await expect(run()).rejects.toThrow(/^stdin: .*truncated/);
+    await expect(gatherAll(npy, ids)).rejects.toThrow(/^stdin: .*truncated/);
     await npy.close();
     expect(readdirSync(scratch)).toEqual([]);
   });

@@ -3,13 +3,14 @@
 // declares. Whatever follows is never read: an endless or hostile stream costs what its header
 // honestly claims, and a stream that is not a tensor file is refused after its first bytes.
 
-import { read } from 'node:fs';
+import { read, writeSync } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import { formatOfMagic, type TensorFormat } from '../convert.js';
 import { ioError } from '../file/errors.js';
 import type { NpyOnStream } from '../file/gather-file/stream-sweep.js';
 import { npyDataOffset, npyDataToTensor, readNpyHeader } from '../npy.js';
 import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.js';
+import { type CopyFailure, copyInWorker } from './pipe-copy.js';
 import { MAX_STREAM_BYTES } from './read.js';
 
 /** One read(2) from a descriptor into a caller's buffer: the byte count, 0 at the end. */
@@ -159,6 +160,11 @@ class Prefix {
     return out;
   }
 
+  /** How many bytes are held, read from the stream and not yet taken. */
+  get held(): number {
+    return this.length;
+  }
+
   /** Drops the first `n` bytes held (a header already parsed). */
   skip(n: number): void {
     this.first(n);
@@ -253,11 +259,25 @@ export async function openNpyStream(
     left -= got;
     return got;
   };
+  const copyTo = async (fd: number): Promise<number> => {
+    // What reading the header left held goes first; the rest straight from the descriptor.
+    const held = new Uint8Array(Math.min(prefix.held, left));
+    const first = await read(held);
+    try {
+      for (let at = 0; at < first; ) at += writeSync(fd, held, at, first - at);
+    } catch (cause) {
+      throw { op: 'write', cause: cause as NodeJS.ErrnoException } satisfies CopyFailure;
+    }
+    const rest = await copyInWorker(stream as number, fd, left);
+    left -= rest;
+    return first + rest;
+  };
   return {
     label,
     header,
     headerBytes,
     read,
+    ...(direct === undefined ? {} : { copyTo }),
     async readTensor() {
       if (left > MAX_STREAM_BYTES) {
         throw new TensorOpsError(

@@ -20,6 +20,7 @@ import {
 } from '../file/gather-file/stream-sweep.js';
 import { npyStoredTensor } from '../file/npy-file.js';
 import { rangeReadable, type TensorFile } from '../file/stored.js';
+import type { CopyFailure } from './pipe-copy.js';
 import { openTensorFile } from './tensor-file.js';
 
 /** The output chunk the file strategies default to (the passes' chunks are four of them). */
@@ -89,14 +90,27 @@ export async function spillNpyStream(npy: NpyOnStream, dir: string): Promise<Ten
   try {
     unlinkSync(path);
     writeAll(fd, npy.headerBytes, dir);
-    const buffer = new Uint8Array(COPY_BYTES);
-    for (let got = await npy.read(buffer); got > 0; got = await npy.read(buffer)) {
-      writeAll(fd, buffer.subarray(0, got), dir);
+    if (npy.copyTo !== undefined) await copyData(npy, fd, dir);
+    else {
+      const buffer = new Uint8Array(COPY_BYTES);
+      for (let got = await npy.read(buffer); got > 0; got = await npy.read(buffer)) {
+        writeAll(fd, buffer.subarray(0, got), dir);
+      }
     }
     // A pipe that ended early leaves a short file: the reader reports it as truncated.
     return await openTensorFile(`/proc/self/fd/${fd}`, { label: npy.label });
   } finally {
     closeSync(fd);
+  }
+}
+
+/** npy.copyTo, its failures told as reading the stream or writing the temp folder. */
+async function copyData(npy: NpyOnStream, fd: number, dir: string): Promise<void> {
+  try {
+    await npy.copyTo?.(fd);
+  } catch (failure) {
+    const { op, cause } = failure as CopyFailure;
+    throw op === 'write' ? ioError(dir, 'write', cause) : ioError(npy.label, 'read', cause);
   }
 }
 
