@@ -138,9 +138,6 @@ export interface NpzWriteOptions {
   readonly compress?: boolean;
 }
 
-// A fixed date (the one np.savez leaves in its members), so the same tensors give the same bytes.
-const EPOCH = new Date(1980, 0, 1, 0, 0, 0);
-
 /**
  * The bytes of an .npz holding `entries` (names and dtypes already validated by the caller).
  * Each member is pulled from its stream only when yazl reaches it, so one member is in flight at
@@ -157,6 +154,10 @@ export async function npzChunks(
   // yazl reports a failing member stream on the ZipFile, not on its output: forward it, or the
   // writer would wait forever.
   zip.on('error', (error: unknown) => output.destroy(error as Error));
+  // A fixed date (the one np.savez leaves in its members), so the same tensors give the same
+  // bytes. Made here, not when the module loads: a Date from local time fields makes ICU look up
+  // the host's time zone, which a run that writes no .npz need not pay for.
+  const epoch = new Date(1980, 0, 1, 0, 0, 0);
   for (const { name, data } of entries) {
     const header = encodeNpyHeader(data);
     const member = npzMemberName(name);
@@ -165,7 +166,7 @@ export async function npzChunks(
       {
         compress: options.compress === true,
         size: header.length + data.nbytes,
-        mtime: EPOCH,
+        mtime: epoch,
         forceDosTimestamp: true,
       },
       (callback) => {
