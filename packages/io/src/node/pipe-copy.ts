@@ -4,7 +4,7 @@
 // second here, against ~0.2 s for `cat | cat > file` (docs/performance.md). The worker loops
 // without them, while the main thread stays free to handle signals.
 
-import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
 
 /** Where the copy failed: reading the pipe or writing the file. */
 export interface CopyFailure {
@@ -41,6 +41,10 @@ try {
  * ended, or rejects with a CopyFailure.
  */
 export function copyInWorker(from: number, to: number, bytes: number): Promise<number> {
+  // Required here, not imported: node:worker_threads is loaded only by a run that copies a pipe.
+  const { Worker } = createRequire(import.meta.url)(
+    'node:worker_threads',
+  ) as typeof import('node:worker_threads');
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER, { eval: true, workerData: { from, to, bytes } });
     worker.once('message', (m: { copied?: number; failed?: Record<string, string> }) => {
