@@ -10,8 +10,11 @@ import { ioError } from '../file/errors.js';
 import type { NpyOnStream } from '../file/gather-file/stream-sweep.js';
 import { npyDataOffset, npyDataToTensor, readNpyHeader } from '../npy.js';
 import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.js';
-import { type CopyFailure, copyInWorker } from './pipe-copy.js';
+import { type CopyFailure, type PipeCopier, startPipeCopier } from './pipe-copy.js';
 import { MAX_STREAM_BYTES } from './read.js';
+
+/** Declared data from which a descriptor's copier is started ahead (see openNpyStream). */
+const COPIER_AHEAD_BYTES = 64 << 20;
 
 /** One read(2) from a descriptor into a caller's buffer: the byte count, 0 at the end. */
 type DirectRead = (target: Uint8Array) => Promise<number>;
@@ -259,6 +262,10 @@ export async function openNpyStream(
     left -= got;
     return got;
   };
+  // A large .npy on a descriptor is likely copied to a temp file: its copier starts now, while
+  // the caller reads the indices and plans.
+  let copier: PipeCopier | undefined =
+    direct !== undefined && header.nbytes >= COPIER_AHEAD_BYTES ? startPipeCopier() : undefined;
   const copyTo = async (fd: number): Promise<number> => {
     // What reading the header left held goes first; the rest straight from the descriptor.
     const held = new Uint8Array(Math.min(prefix.held, left));
@@ -268,7 +275,8 @@ export async function openNpyStream(
     } catch (cause) {
       throw { op: 'write', cause: cause as NodeJS.ErrnoException } satisfies CopyFailure;
     }
-    const rest = await copyInWorker(stream as number, fd, left);
+    copier ??= startPipeCopier();
+    const rest = await copier.copy(stream as number, fd, left);
     left -= rest;
     return first + rest;
   };
@@ -288,6 +296,9 @@ export async function openNpyStream(
       const data = new Uint8Array(left);
       return npyDataToTensor(header, data.subarray(0, await read(data)));
     },
-    close: () => prefix.close(),
+    async close() {
+      await copier?.stop();
+      await prefix.close();
+    },
   };
 }
