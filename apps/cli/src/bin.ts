@@ -1,4 +1,5 @@
 import { removePendingTempFilesSync } from '@tensorops/io/node';
+import { END_SIGNALS } from './end-signals.js';
 import { run } from './main.js';
 import { closedStdout, stdoutWasClosed } from './stdout-state.js';
 
@@ -15,16 +16,15 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 // the default action ends the process at once, even while a worker thread is blocked (opening a
 // FIFO nobody writes to), which process.exit() would wait for. A second signal during the clean-up
 // (the terminal's and the launcher's copy of one Ctrl-C) is the same request and is ignored.
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
 let ending = false;
 const endBySignal = (signal: NodeJS.Signals): void => {
   if (ending) return;
   ending = true;
   removePendingTempFilesSync();
-  for (const s of SIGNALS) process.off(s, endBySignal);
+  for (const s of END_SIGNALS) process.off(s, endBySignal);
   process.kill(process.pid, signal);
 };
-for (const signal of SIGNALS) process.on(signal, endBySignal);
+for (const signal of END_SIGNALS) process.on(signal, endBySignal);
 
 // exitCode, not process.exit(): exiting right after a large stdout write truncates piped output.
 run(process.argv.slice(2), {

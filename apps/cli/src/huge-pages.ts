@@ -7,6 +7,7 @@
 
 import { fstatSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { END_SIGNALS } from './end-signals.js';
 
 const TUNABLE = 'glibc.malloc.hugetlb=1';
 /** The commands whose memory grows with their inputs: a data tensor and an index tensor. */
@@ -14,8 +15,6 @@ const COMMANDS = new Set(['gather', 'gather-elements', 'gather-nd']);
 /** A gather is large when its data is at least this big and its indices at least INDEX_BYTES. */
 export const DATA_BYTES = 64 << 20;
 export const INDEX_BYTES = 1 << 20;
-/** What the launcher passes on to the CLI it started: the signals the CLI ends by. */
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -131,9 +130,9 @@ export function relaunchWithHugePages(
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);
   };
-  for (const signal of SIGNALS) process.on(signal, forward);
+  for (const signal of END_SIGNALS) process.on(signal, forward);
   const stopForwarding = (): void => {
-    for (const signal of SIGNALS) process.off(signal, forward);
+    for (const signal of END_SIGNALS) process.off(signal, forward);
   };
   let started = false;
   child.once('spawn', () => {

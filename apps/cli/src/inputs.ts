@@ -36,16 +36,17 @@ type Opened =
 
 /**
  * The file a reference names and the tensor name in it. On stdin: the regular file it is, or
- * the .npy on a pipe, its header read and its data left on the pipe.
+ * the .npy on a pipe, its header read and its data left on the pipe (`copyAhead`: see
+ * openNpyStream).
  */
-async function openRef(ref: string, io: CliIO): Promise<Opened> {
+async function openRef(ref: string, io: CliIO, copyAhead = false): Promise<Opened> {
   if (!isStdio(ref)) {
     const { path, name } = resolveTensorRefOnDisk(ref);
     return { file: await openTensorFile(path, openOptions(name, io)), name };
   }
   const path = stdinFilePath(io);
   if (path !== undefined) return { file: await openTensorFile(path, { label: 'stdin' }) };
-  return { npy: await openNpyStream(stdinPipeFd(io) ?? io.stdin, 'stdin') };
+  return { npy: await openNpyStream(stdinPipeFd(io) ?? io.stdin, 'stdin', { copyAhead }) };
 }
 
 /** The data of a .npy on a pipe, read once into one buffer of the declared size. */
@@ -95,7 +96,8 @@ export async function openDataInput(
   io: CliIO,
   minBytes: number = RANGED_INPUT_BYTES,
 ): Promise<DataInput> {
-  const opened = await openRef(ref, io);
+  // A large piped .npy may be copied to a temp file for the gather (gatherFromPipe).
+  const opened = await openRef(ref, io, true);
   if ('npy' in opened) {
     const { npy } = opened;
     if (npy.header.nbytes >= minBytes) return { kind: 'pipe', npy };

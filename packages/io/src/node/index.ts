@@ -33,7 +33,7 @@ export {
   readStdin,
   readStream,
 } from './read.js';
-export { openNpyStream, readDeclaredBytes } from './read-declared.js';
+export { type NpyStreamOptions, openNpyStream, readDeclaredBytes } from './read-declared.js';
 export { readNpyFile } from './read-npy-file.js';
 export { openSource } from './source.js';
 export { gatherFromPipe, type PipeGather, spillNpyStream } from './spill.js';

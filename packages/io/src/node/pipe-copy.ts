@@ -12,21 +12,28 @@ export interface CopyFailure {
   readonly cause: NodeJS.ErrnoException;
 }
 
-/** The worker: waits for a job, copies up to `bytes` from `from` to `to`, posts the outcome. */
+/**
+ * The worker: waits for a job, writes `first` (bytes the caller already read from the pipe) and
+ * then copies up to `bytes` more from `from` to `to`, and posts the count copied or the failure.
+ */
 const WORKER = `
 const { readSync, writeSync } = require('node:fs');
 const { parentPort } = require('node:worker_threads');
-parentPort.once('message', ({ from, to, bytes }) => {
+parentPort.once('message', ({ from, to, first, bytes }) => {
   const buffer = Buffer.allocUnsafe(Math.min(bytes, 1 << 20));
+  const writeAll = (data, length) => {
+    for (let at = 0; at < length; ) at += writeSync(to, data, at, length - at);
+  };
   let copied = 0;
-  let op = 'read';
+  let op = 'write';
   try {
+    writeAll(first, first.length);
     while (copied < bytes) {
       op = 'read';
       const got = readSync(from, buffer, 0, Math.min(buffer.length, bytes - copied), null);
       if (got === 0) break;
       op = 'write';
-      for (let at = 0; at < got; ) at += writeSync(to, buffer, at, got - at);
+      writeAll(buffer, got);
       copied += got;
     }
     parentPort.postMessage({ copied });
@@ -39,11 +46,11 @@ parentPort.once('message', ({ from, to, bytes }) => {
 /** A worker thread started ahead of its copy: starting one takes ~90 ms here. */
 export interface PipeCopier {
   /**
-   * Copies up to `bytes` bytes from descriptor `from` (a pipe or socket in blocking mode) to `to`
-   * (a file open for writing, at its offset); resolves to the count copied, fewer only where the
-   * pipe ended, or rejects with a CopyFailure. Once only.
+   * Writes `first` to `to` (a file open for writing, at its offset), then copies up to `bytes`
+   * more bytes from descriptor `from` (a pipe or socket in blocking mode); resolves to the count
+   * copied from `from`, fewer only where the pipe ended, or rejects with a CopyFailure. Once only.
    */
-  copy(from: number, to: number, bytes: number): Promise<number>;
+  copy(from: number, to: number, first: Uint8Array, bytes: number): Promise<number>;
   /** Ends the worker when no copy is wanted. */
   stop(): Promise<void>;
 }
@@ -74,9 +81,9 @@ export function startPipeCopier(): PipeCopier {
   // Observed by copy(); this only keeps an unused copier's end from being reported as unhandled.
   outcome.catch(() => {});
   return {
-    copy(from, to, bytes) {
+    copy(from, to, first, bytes) {
       worker.ref();
-      worker.postMessage({ from, to, bytes });
+      worker.postMessage({ from, to, first, bytes });
       return outcome.finally(() => worker.unref());
     },
     async stop() {

@@ -3,14 +3,14 @@
 // declares. Whatever follows is never read: an endless or hostile stream costs what its header
 // honestly claims, and a stream that is not a tensor file is refused after its first bytes.
 
-import { read, writeSync } from 'node:fs';
+import { read } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import { formatOfMagic, type TensorFormat } from '../convert.js';
 import { ioError } from '../file/errors.js';
 import type { NpyOnStream } from '../file/gather-file/stream-sweep.js';
 import { npyDataOffset, npyDataToTensor, readNpyHeader } from '../npy.js';
 import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.js';
-import { type CopyFailure, type PipeCopier, startPipeCopier } from './pipe-copy.js';
+import { type PipeCopier, startPipeCopier } from './pipe-copy.js';
 import { MAX_STREAM_BYTES } from './read.js';
 
 /** Declared data from which a descriptor's copier is started ahead (see openNpyStream). */
@@ -229,6 +229,14 @@ export async function readDeclaredBytes(
   }
 }
 
+export interface NpyStreamOptions {
+  /**
+   * The caller will likely copy the data elsewhere (copyTo: a gather that spills): on a
+   * descriptor with large declared data, the copy worker starts as soon as the header is read.
+   */
+  readonly copyAhead?: boolean;
+}
+
 /**
  * Reads the header of a .npy stream from its first bytes (refusing anything else there) and
  * leaves the data on the stream, for a caller that can consume it window by window. `stream` may
@@ -238,6 +246,7 @@ export async function readDeclaredBytes(
 export async function openNpyStream(
   stream: AsyncIterable<Uint8Array | string> | number,
   label: string,
+  options: NpyStreamOptions = {},
 ): Promise<NpyOnStream> {
   const direct = typeof stream === 'number' ? descriptorRead(stream) : undefined;
   const chunks =
@@ -262,21 +271,17 @@ export async function openNpyStream(
     left -= got;
     return got;
   };
-  // A large .npy on a descriptor is likely copied to a temp file: its copier starts now, while
-  // the caller reads the indices and plans.
+  // A copy asked for ahead starts its worker now, while the caller reads the indices and plans.
   let copier: PipeCopier | undefined =
-    direct !== undefined && header.nbytes >= COPIER_AHEAD_BYTES ? startPipeCopier() : undefined;
+    options.copyAhead === true && direct !== undefined && header.nbytes >= COPIER_AHEAD_BYTES
+      ? startPipeCopier()
+      : undefined;
   const copyTo = async (fd: number): Promise<number> => {
     // What reading the header left held goes first; the rest straight from the descriptor.
     const held = new Uint8Array(Math.min(prefix.held, left));
     const first = await read(held);
-    try {
-      for (let at = 0; at < first; ) at += writeSync(fd, held, at, first - at);
-    } catch (cause) {
-      throw { op: 'write', cause: cause as NodeJS.ErrnoException } satisfies CopyFailure;
-    }
     copier ??= startPipeCopier();
-    const rest = await copier.copy(stream as number, fd, left);
+    const rest = await copier.copy(stream as number, fd, held.subarray(0, first), left);
     left -= rest;
     return first + rest;
   };

@@ -90,7 +90,8 @@ export async function spillNpyStream(npy: NpyOnStream, dir: string): Promise<Ten
   try {
     unlinkSync(path);
     writeAll(fd, npy.headerBytes, dir);
-    if (npy.copyTo !== undefined) await copyData(npy, fd, dir);
+    const { copyTo } = npy;
+    if (copyTo !== undefined) await copyData(() => copyTo(fd), npy.label, dir);
     else {
       const buffer = new Uint8Array(COPY_BYTES);
       for (let got = await npy.read(buffer); got > 0; got = await npy.read(buffer)) {
@@ -104,13 +105,13 @@ export async function spillNpyStream(npy: NpyOnStream, dir: string): Promise<Ten
   }
 }
 
-/** npy.copyTo, its failures told as reading the stream or writing the temp folder. */
-async function copyData(npy: NpyOnStream, fd: number, dir: string): Promise<void> {
+/** A stream's copyTo, its failures told as reading the stream or writing the temp folder. */
+async function copyData(copy: () => Promise<number>, label: string, dir: string): Promise<void> {
   try {
-    await npy.copyTo?.(fd);
+    await copy();
   } catch (failure) {
     const { op, cause } = failure as CopyFailure;
-    throw op === 'write' ? ioError(dir, 'write', cause) : ioError(npy.label, 'read', cause);
+    throw op === 'write' ? ioError(dir, 'write', cause) : ioError(label, 'read', cause);
   }
 }
 
