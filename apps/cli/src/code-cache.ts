@@ -8,6 +8,7 @@ import {
   fstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readSync,
   renameSync,
   rmSync,
@@ -15,7 +16,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
+
+import { DIGEST_WASM } from './wasm/digest-binary.js';
 
 /**
  * The cache folder: TENSOROPS_CACHE_DIR when set (empty: no cache), else $XDG_CACHE_HOME/tensorops,
@@ -52,12 +54,72 @@ export function cacheKey(parts: {
 
 /** The cache file of a key: readable names, and a hash that tells builds and flags apart. */
 export function cacheFileName(version: string, key: string): string {
-  const hash = crc32(key).toString(16).padStart(8, '0');
+  // FNV-1a over the key's UTF-16 units: short, and only needs to tell keys apart.
+  let fnv = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) fnv = Math.imul(fnv ^ key.charCodeAt(i), 0x01000193);
+  const hash = (fnv >>> 0).toString(16).padStart(8, '0');
   return `tensorops-${version}-node${process.versions.node}-${process.arch}-${hash}.v8cache`;
 }
 
-// File layout: MAGIC, key length (u32 LE), key (UTF-8), payload CRC-32 (u32 LE), payload.
-const MAGIC = Buffer.from('tensorops-v8-code-cache-1\n');
+// File layout: MAGIC, key length (u32 LE), key (UTF-8), payload digest (8 bytes), payload.
+const MAGIC = Buffer.from('tensorops-v8-code-cache-2\n');
+const DIGEST_BYTES = 8;
+const WASM_PAGE_BYTES = 65536;
+
+interface DigestModule {
+  readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  readonly digest: (at: number, length: number) => bigint;
+}
+/** The part of the WebAssembly API used here (Node's types leave the global out). */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: object };
+}
+let digestModule: DigestModule | null | undefined;
+
+/** The digest's WebAssembly module (wasm/digest.wat.mjs), or null without WebAssembly (--jitless). */
+function digestModuleOrNull(): DigestModule | null {
+  if (digestModule !== undefined) return digestModule;
+  try {
+    const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly as WasmApi;
+    const { exports } = new wasm.Instance(new wasm.Module(DIGEST_WASM));
+    digestModule = exports as DigestModule;
+  } catch {
+    digestModule = null;
+  }
+  return digestModule;
+}
+
+/** A view of the first `size` bytes of the module's memory, grown to hold them. */
+function memoryView(module: DigestModule, size: number): Buffer {
+  const missing = size - module.memory.buffer.byteLength;
+  if (missing > 0) module.memory.grow(Math.ceil(missing / WASM_PAGE_BYTES));
+  return Buffer.from(module.memory.buffer, 0, size);
+}
+
+/**
+ * A buffer of `size` bytes to read the bundle and the cache into: in the digest module's memory,
+ * where a cache read into it is digested without a copy. Valid until the memory grows (a cache
+ * written at exit may grow it).
+ */
+export function scratchBuffer(size: number): Buffer {
+  const module = digestModuleOrNull();
+  return module === null ? Buffer.allocUnsafeSlow(size) : memoryView(module, size);
+}
+
+/** The payload's digest, or undefined without WebAssembly. */
+function digestOf(payload: Uint8Array): Buffer | undefined {
+  const module = digestModuleOrNull();
+  if (module === null) return undefined;
+  let at = payload.byteOffset;
+  if (payload.buffer !== module.memory.buffer) {
+    memoryView(module, payload.length).set(payload);
+    at = 0;
+  }
+  const out = Buffer.alloc(DIGEST_BYTES);
+  out.writeBigInt64LE(module.digest(at, payload.length));
+  return out;
+}
 
 /**
  * The bytes of `file`: a view of `into` when they fit in it, else a new buffer. Reading into a
@@ -96,12 +158,13 @@ export function readCodeCache(
     return undefined;
   }
   const keyBytes = Buffer.from(key);
-  const head = MAGIC.length + 4 + keyBytes.length + 4;
+  const digestAt = MAGIC.length + 4 + keyBytes.length;
+  const head = digestAt + DIGEST_BYTES;
   if (bytes.length <= head || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
   if (bytes.readUInt32LE(MAGIC.length) !== keyBytes.length) return undefined;
-  if (!bytes.subarray(MAGIC.length + 4, head - 4).equals(keyBytes)) return undefined;
+  if (!bytes.subarray(MAGIC.length + 4, digestAt).equals(keyBytes)) return undefined;
   const payload = bytes.subarray(head);
-  return crc32(payload) === bytes.readUInt32LE(head - 4) ? payload : undefined;
+  return digestOf(payload)?.equals(bytes.subarray(digestAt, head)) ? payload : undefined;
 }
 
 /**
@@ -113,18 +176,40 @@ export function writeCodeCache(file: string, key: string, payload: Uint8Array): 
   const keyBytes = Buffer.from(key);
   const sizes = Buffer.alloc(4);
   sizes.writeUInt32LE(keyBytes.length);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32LE(crc32(payload));
+  const digest = digestOf(payload);
+  if (digest === undefined) return false;
   const temp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
-    writeFileSync(temp, Buffer.concat([MAGIC, sizes, keyBytes, crc, payload]), { mode: 0o600 });
+    writeFileSync(temp, Buffer.concat([MAGIC, sizes, keyBytes, digest, payload]), { mode: 0o600 });
     renameSync(temp, file);
-    return true;
   } catch {
     try {
       rmSync(temp, { force: true });
     } catch {}
     return false;
   }
+  pruneEntries(join(file, '..'), file);
+  return true;
+}
+
+/** Entries kept in the folder: this run's, and the most recently written others. */
+export const MAX_CACHE_ENTRIES = 4;
+
+/**
+ * Removes all but the MAX_CACHE_ENTRIES most recently written entries (`kept` always stays):
+ * every upgrade of tensorops or of Node, and every set of V8 flags, writes an entry of its own,
+ * and the old ones would pile up (about 400 KB each). Best effort, and only after a write, which
+ * is rare: a run that reads the cache never lists the folder.
+ */
+function pruneEntries(dir: string, kept: string): void {
+  try {
+    const others = readdirSync(dir)
+      .filter((name) => /^tensorops-.*\.v8cache$/.test(name))
+      .map((name) => join(dir, name))
+      .filter((path) => path !== kept)
+      .map((path) => ({ path, written: statSync(path).mtimeMs }))
+      .sort((a, b) => b.written - a.written);
+    for (const { path } of others.slice(MAX_CACHE_ENTRIES - 1)) rmSync(path, { force: true });
+  } catch {}
 }

@@ -16,6 +16,7 @@ import {
   cacheKey,
   readCodeCache,
   readFileInto,
+  scratchBuffer,
   writeCodeCache,
 } from './code-cache.js';
 import { relaunchWithHugePages, wantsHugePages } from './huge-pages.js';
@@ -81,8 +82,9 @@ function cacheEntry(
 function compileMain(directory: string | undefined): Main {
   const cache = cacheEntry(directory);
   // One buffer, the size of the larger file: the bundle is read into it and copied into a
-  // string, then the code cache is read over it, into pages the first read already touched.
-  const scratch = Buffer.allocUnsafeSlow(Math.max(statSync(MAIN).size, cache?.size ?? 0));
+  // string, then the code cache is read over it, into pages the first read already touched, and
+  // digested there (the buffer is the digest module's memory).
+  const scratch = scratchBuffer(Math.max(statSync(MAIN).size, cache?.size ?? 0));
   // The bundle is ASCII (bundle.mjs checks), which latin1 decodes as UTF-8 would, by a copy.
   // It is compiled as it is on disk: wrapping it in a string here would copy all of it again.
   const source = readFileInto(MAIN, scratch).toString('latin1');

@@ -2,7 +2,15 @@
 // way it can fail (no cache folder, read-only HOME, full disk, corrupt or foreign file) leaves the
 // run exactly as it is without a cache.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import module from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +20,7 @@ import {
   cacheDirectory,
   cacheFileName,
   cacheKey,
+  MAX_CACHE_ENTRIES,
   readCodeCache,
   writeCodeCache,
 } from '../src/code-cache.js';
@@ -116,6 +125,28 @@ describe('cache files', () => {
     },
   );
 
+  it(`keeps the ${MAX_CACHE_ENTRIES} most recently written entries, the new one always`, () => {
+    const dir = tempDir();
+    const names = Array.from({ length: 6 }, (_, i) => `tensorops-0.0.${i}-node0-x64-0.v8cache`);
+    names.forEach((name, i) => {
+      writeCodeCache(join(dir, name), 'k', payload);
+      // Older the further down the list, the new entry below the oldest of all.
+      const when = new Date(Date.UTC(2026, 0, 10 - i));
+      utimesSync(join(dir, name), when, when);
+    });
+    writeFileSync(join(dir, 'unrelated.txt'), 'kept');
+    const fresh = join(dir, 'tensorops-9.9.9-node0-x64-0.v8cache');
+    expect(writeCodeCache(fresh, 'k', payload)).toBe(true);
+    utimesSync(fresh, new Date(Date.UTC(2025, 0, 1)), new Date(Date.UTC(2025, 0, 1)));
+    expect(readdirSync(dir).sort()).toEqual(
+      [
+        ...names.slice(0, MAX_CACHE_ENTRIES - 1),
+        'tensorops-9.9.9-node0-x64-0.v8cache',
+        'unrelated.txt',
+      ].sort(),
+    );
+  });
+
   it('a folder that cannot be made: the write fails quietly', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'plain-file'), 'x');
@@ -178,6 +209,27 @@ describe('the bin with its cache', () => {
       }
     },
   );
+
+  it('without WebAssembly (node --jitless) the run is unchanged; Node 20 then keeps no cache', () => {
+    const dir = tempDir();
+    const cache = join(dir, 'cache');
+    const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
+    // Node itself warns that --jitless turns WebAssembly off; tensorops adds nothing to that.
+    const nodeSays = spawnSync(process.execPath, ['--jitless', '-e', '0']).stderr.toString();
+    for (const run of [1, 2]) {
+      const r = tensorops(gatherArgs(dir), {
+        env: { TENSOROPS_CACHE_DIR: cache },
+        nodeArgs: ['--jitless'],
+      });
+      expect(r.stderr, `run ${run}`).toBe(nodeSays);
+      expect(r.status, `run ${run}`).toBe(0);
+      expect(Buffer.compare(r.stdout, plain.stdout), `run ${run}`).toBe(0);
+    }
+    if (!NODE_COMPILE_CACHE) {
+      const written = existsSync(cache) ? readdirSync(cache, { recursive: true }).map(String) : [];
+      expect(written.filter((name) => name.endsWith('.v8cache'))).toEqual([]);
+    }
+  });
 
   it.skipIf(process.getuid?.() !== 0)(
     'a read-only HOME (nobody, HOME owned by root): the run works and writes nothing',
