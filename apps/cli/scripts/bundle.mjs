@@ -72,13 +72,30 @@ const stringWidthFastPath = {
 };
 
 /**
+ * yargs checks the argument types of every call made to its API, parsing a signature string each
+ * time: a check for the program that calls it, which ours passes by construction (every call it
+ * makes runs in the test suite). It was about a tenth of yargs' share of a small run's start-up.
+ */
+const yargsArgsertOff = {
+  name: 'yargs-argsert-off',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]yargs[\\/]build[\\/]lib[\\/]argsert\.js$/ }, () => ({
+      contents: 'export function argsert() {}',
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * yargs' platform shim for Node, as bundled. It imports node:assert (a module and its error
  * classes loaded at start-up) for internal checks that hold on every run: the checks are made
  * inline, and node:assert is loaded only to report one that fails. It guesses the app's version
  * (which main.ts then sets) from the package.json above the folder holding node_modules, which in
  * a bundle is the working directory: each run would list every directory from there up to the
  * root, and fail such a check where none holds a package.json. The shim's `__dirname` is the
- * bundle's own path; its package.json is one folder up.
+ * bundle's own path; its package.json is one folder up. It reads the terminal's width when it is
+ * loaded, which sets up process.stdout (and loads Node's stream classes) in every run: the width
+ * is read when help is rendered instead.
  */
 const yargsShimLean = {
   name: 'yargs-shim-lean',
@@ -98,6 +115,10 @@ const yargsShimLean = {
         [
           "const mainFilename = __dirname.substring(0, __dirname.lastIndexOf('node_modules'));",
           'const mainFilename = __dirname;',
+        ],
+        [
+          "stdColumns: typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null",
+          "get stdColumns() { return typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null; }",
         ],
       ];
       for (const [from, to] of edits) {
@@ -198,7 +219,13 @@ await build({
       "const __tensoropsMainUrl = require('node:url').pathToFileURL(__filename).href;",
   },
   footer: { js: '});' },
-  plugins: [stringWidthFastPath, yargsShimLean, uiThroughLauncher, zipLibrariesApart],
+  plugins: [
+    stringWidthFastPath,
+    yargsShimLean,
+    yargsArgsertOff,
+    uiThroughLauncher,
+    zipLibrariesApart,
+  ],
 });
 // Resolved from @tensorops/io, the package that depends on them.
 const ioDir = dirname(fileURLToPath(import.meta.resolve('@tensorops/io/package.json')));

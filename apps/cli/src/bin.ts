@@ -1,15 +1,26 @@
 import { removePendingTempFilesSync } from '@tensorops/io/node';
+import type { CliStream } from './cli-io.js';
 import { END_SIGNALS } from './end-signals.js';
 import { run } from './main.js';
 import { closedStdout, stdoutWasClosed } from './stdout-state.js';
 
-// A failed write to stdout is reported by the write that failed (main.ts prints one line); this
-// handler only keeps the stream's 'error' event from becoming an uncaught exception. Closing the
-// pipe early (`| head`) is a normal exit.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(0);
-  process.exitCode = 1;
-});
+// The standard streams are set up on first use: a run that writes its result to a file and
+// prints nothing never loads the stream classes behind them (milliseconds of start-up).
+let stdout: CliStream | undefined;
+const standardOutput = (): CliStream => {
+  if (stdout === undefined && stdoutWasClosed()) stdout = closedStdout;
+  if (stdout === undefined) {
+    // A failed write is reported by the write that failed (main.ts prints one line); this
+    // handler only keeps the stream's 'error' event from becoming an uncaught exception. Closing
+    // the pipe early (`| head`) is a normal exit.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(0);
+      process.exitCode = 1;
+    });
+    stdout = process.stdout;
+  }
+  return stdout;
+};
 
 // A signal that ends the process removes the temp files of atomic writes (targets stay as they
 // were), then ends the process by the same signal, so the shell sees 128+N. Re-raising it with
@@ -28,13 +39,17 @@ for (const signal of END_SIGNALS) process.on(signal, endBySignal);
 
 // exitCode, not process.exit(): exiting right after a large stdout write truncates piped output.
 run(process.argv.slice(2), {
-  // A getter: touching process.stdin sets up a stream (~1 ms) that most runs never read.
+  // Getters: touching process.stdin sets up a stream (~1 ms) that most runs never read.
   get stdin() {
     return process.stdin;
   },
   stdinFd: 0,
-  stdout: stdoutWasClosed() ? closedStdout : process.stdout,
-  stderr: process.stderr,
+  get stdout() {
+    return standardOutput();
+  },
+  get stderr() {
+    return process.stderr;
+  },
   env: process.env,
 }).then((code) => {
   process.exitCode = code;

@@ -123,23 +123,29 @@ function buildParser(io: CliIO): Argv {
         '',
         'Exit codes: 0 ok, 1 data or runtime error, 2 usage error.',
       ].join('\n'),
-    )
-    .wrap(Math.min(100, io.stdout.columns || 80));
+    );
   for (const spec of COMMANDS) parser = parser.command(spec.command, spec.describe, spec.builder);
-  skipHelpCache(parser);
+  renderHelpOnlyWhenAsked(parser, io);
   return parser;
 }
 
 /**
  * yargs renders the whole help text before it runs a command, in case the command's handler asks
  * for it later; ours never does (commands run after the parse), and the render costs a sizeable
- * part of a small command's start-up (docs/performance.md). `--help` still renders it.
+ * part of a small command's start-up (docs/performance.md). `--help` still renders it, as wide as
+ * the terminal (at most 100 columns), a width asked for only then: looking at stdout sets up its
+ * stream, which loads Node's stream classes (milliseconds of start-up) in a run that may print
+ * nothing there.
  */
-function skipHelpCache(parser: Argv): void {
+function renderHelpOnlyWhenAsked(parser: Argv, io: CliIO): void {
   const internal = parser as unknown as {
-    getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } };
+    getInternalMethods(): {
+      getUsageInstance(): { cacheHelpMessage(): void; getWrap(): number | null };
+    };
   };
-  internal.getInternalMethods().getUsageInstance().cacheHelpMessage = () => {};
+  const usage = internal.getInternalMethods().getUsageInstance();
+  usage.cacheHelpMessage = () => {};
+  usage.getWrap = () => Math.min(100, io.stdout.columns || 80);
 }
 
 function parse(argv: readonly string[], io: CliIO): Promise<Parsed> {

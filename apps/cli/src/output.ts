@@ -103,7 +103,7 @@ function startProgress(
 ): ByteProgress {
   const bar = createProgress({
     stream: io.stderr,
-    enabled: io.stderr.isTTY === true && !options.quiet,
+    enabled: options.quiet ? false : () => io.stderr.isTTY === true,
     label,
     total,
     unit: 'bytes',

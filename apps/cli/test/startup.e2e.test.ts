@@ -1,7 +1,8 @@
 // What a run loads before it reads its first byte. A plain file-to-file gather must not load the
 // zip libraries (only an .npz needs them, from dist/yauzl.cjs and dist/yazl.cjs), node:assert,
-// node:child_process (only a relaunch with huge pages needs it) or node:worker_threads (only a
-// copy from a pipe).
+// node:child_process (only a relaunch with huge pages needs it), node:worker_threads (only a
+// copy from a pipe), nor Node's stream classes and what loads them (node:stream, node:net,
+// node:zlib, node:crypto; the standard streams are set up on first use) or node:fs/promises.
 // Seen in a real spawned run, through a preload script that records at exit node's built-in
 // modules and the CommonJS files that were required.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -42,7 +43,7 @@ function loadedBy(dir: string, args: string[]): Loaded {
 }
 
 describe('start-up: what a run loads', () => {
-  it('a small .npy gather to a file loads no zip library, assert, child_process or worker_threads', () => {
+  it('a small .npy gather to a file loads no zip library, assert, child_process, worker_threads, stream or fs/promises', () => {
     const dir = tempDir();
     const args = ['gather', fx('data'), fx('idx'), '--axis', '1', '-o', join(dir, 'out.npy')];
     // The first run writes the code cache, the second uses it: both load the same.
@@ -54,6 +55,9 @@ describe('start-up: what a run loads', () => {
       expect(loaded.builtins, `run ${run}`).not.toContain('assert');
       expect(loaded.builtins, `run ${run}`).not.toContain('child_process');
       expect(loaded.builtins, `run ${run}`).not.toContain('worker_threads');
+      for (const heavy of ['stream', 'net', 'zlib', 'crypto', 'fs/promises']) {
+        expect(loaded.builtins, `run ${run}`).not.toContain(heavy);
+      }
     }
   });
 

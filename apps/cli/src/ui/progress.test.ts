@@ -46,6 +46,34 @@ describe('createProgress', () => {
     expect(h.writes).toEqual([]);
   });
 
+  it('asks an enabled function once, only when the bar would first be drawn', () => {
+    let asked = 0;
+    const enabled = (answer: boolean) => () => {
+      asked++;
+      return answer;
+    };
+    const quick = harness({ enabled: enabled(true) });
+    quick.at(299);
+    quick.progress.update(99);
+    quick.progress.finish();
+    expect(asked).toBe(0);
+    const off = harness({ enabled: enabled(false) });
+    for (const ms of [300, 500, 900]) {
+      off.at(ms);
+      off.progress.update(ms / 10);
+    }
+    off.progress.finish();
+    expect(asked).toBe(1);
+    expect(off.writes).toEqual([]);
+    const on = harness({ enabled: enabled(true) });
+    for (const ms of [300, 500]) {
+      on.at(ms);
+      on.progress.update(ms / 10);
+    }
+    expect(asked).toBe(2);
+    expect(on.writes).toHaveLength(2);
+  });
+
   it('draws at the first update after 300 ms, then clears its line at finish', () => {
     const h = harness();
     h.at(300);

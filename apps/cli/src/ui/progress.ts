@@ -16,8 +16,12 @@ export interface ProgressStream {
 export interface ProgressOptions {
   /** stderr. Never stdout: stdout carries data. */
   readonly stream: ProgressStream;
-  /** stderr is a TTY and not --quiet; when false the controller does nothing at all. */
-  readonly enabled: boolean;
+  /**
+   * stderr is a TTY and not --quiet; when false the controller does nothing at all. A function is
+   * asked once, when the bar would first be drawn: work that ends within `delay` never looks at
+   * stderr, whose stream is set up (loading Node's stream classes) when first touched.
+   */
+  readonly enabled: boolean | (() => boolean);
   readonly label: string;
   /** Units of work in all; 0 or less shows the amount done without a bar. */
   readonly total: number;
@@ -43,11 +47,12 @@ export interface Progress {
 const DISABLED: Progress = { update() {}, finish() {} };
 
 export function createProgress(options: ProgressOptions): Progress {
-  if (!options.enabled) return DISABLED;
+  if (options.enabled === false) return DISABLED;
   const now = options.now ?? (() => performance.now());
   const delay = options.delay ?? 300;
   const interval = options.interval ?? 100;
   const start = now();
+  const isEnabled = typeof options.enabled === 'function' ? options.enabled : () => true;
   let lastDraw = Number.NEGATIVE_INFINITY;
   let drawn = 0; // width of the text on the line now
   let finished = false;
@@ -73,6 +78,10 @@ export function createProgress(options: ProgressOptions): Progress {
       if (gap < 1 && stride < 1 << 16) stride *= 2;
       else if (gap > 20) stride = 1;
       if (t - start < delay || t - lastDraw < interval) return;
+      if (lastDraw === Number.NEGATIVE_INFINITY && !isEnabled()) {
+        finished = true;
+        return;
+      }
       lastDraw = t;
       draw(progressLine(options, done, resolveColumns(options.stream.columns)));
     },

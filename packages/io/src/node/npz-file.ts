@@ -1,10 +1,10 @@
 // .npz in Node through yauzl (reading: central directory, zip64, local headers, inflate) and yazl
 // (writing). The rules of the format are ../file/npz-file.ts's, the same in every runtime; this
 // module gives them yauzl's archive and writes archives. Both libraries load on first use, so
-// commands that never touch an .npz do not pay for them.
+// commands that never touch an .npz do not pay for them; nor for node:stream and node:zlib, which
+// load Node's stream classes (milliseconds of a small run's start-up).
 
-import { Readable } from 'node:stream';
-import { crc32 } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import type { Entry, ZipFile } from 'yauzl';
 import { beyondDeclared, npzReaderOf, type ZipMember, zipError } from '../file/npz-file.js';
 import { type ByteSource, readExactly } from '../file/source.js';
@@ -59,7 +59,7 @@ function sourceReader(
 ): InstanceType<typeof yauzl.RandomAccessReader> {
   class SourceReader extends yauzl.RandomAccessReader {
     override _readStreamForRange(start: number, end: number): Readable {
-      return Readable.from(
+      return process.getBuiltinModule('node:stream').Readable.from(
         (async function* () {
           yield Buffer.from((await readExactly(source, start, end - start, '.npz')).buffer);
         })(),
@@ -124,7 +124,7 @@ export async function npzReader(source: ByteSource): Promise<FormatReader> {
         stream.destroy();
       }
     },
-    crc32: (data, crc) => crc32(data, crc),
+    crc32: (data, crc) => process.getBuiltinModule('node:zlib').crc32(data, crc),
   });
 }
 
@@ -170,7 +170,7 @@ export async function npzChunks(
         forceDosTimestamp: true,
       },
       (callback) => {
-        const memberStream = Readable.from(
+        const memberStream = process.getBuiltinModule('node:stream').Readable.from(
           (async function* () {
             yield header;
             yield* checkedChunks(data, `.npz member ${quote(member)}`);

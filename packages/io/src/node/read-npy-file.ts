@@ -1,39 +1,38 @@
 // .npy from a file path in one call: header first, sizes checked against the file size, then
 // exactly one allocation for the data, read straight into place.
 
-import { open } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import type { Tensor } from '@tensorops/core';
 import { fileError } from '../file/errors.js';
 import { PREAMBLE_BYTES } from '../file/npy-file.js';
 import { decodeNpy, npyDataOffset, npyDataToTensor, readNpyHeader } from '../npy.js';
-import { readInto, readRange } from './read.js';
+import { closeFd, fstatFd, openFd, readInto, readRange } from './read.js';
 import { readDeclaredBytes } from './read-declared.js';
 
 export async function readNpyFile(path: string): Promise<Tensor> {
-  let fh: Awaited<ReturnType<typeof open>> | undefined;
+  let fd: number | undefined;
   try {
-    fh = await open(path, 'r');
-    const stat = await fh.stat();
+    fd = await openFd(path, 'r');
+    const stat = await fstatFd(fd);
     if (!stat.isFile()) {
       // A pipe or device (/dev/stdin, <(cmd)) has no size to check up front: read its header,
       // then exactly the data it declares.
-      return decodeNpy(
-        await readDeclaredBytes(fh.createReadStream({ autoClose: false }), path, 'npy'),
-      );
+      const stream = createReadStream('', { fd, autoClose: false });
+      return decodeNpy(await readDeclaredBytes(stream, path, 'npy'));
     }
     const size = stat.size;
-    const preamble = await readRange(fh, 0, Math.min(PREAMBLE_BYTES, size));
+    const preamble = await readRange(fd, 0, Math.min(PREAMBLE_BYTES, size));
     const dataOffset = npyDataOffset(preamble);
     const headerBytes =
-      dataOffset <= preamble.length ? preamble : await readRange(fh, 0, Math.min(dataOffset, size));
+      dataOffset <= preamble.length ? preamble : await readRange(fd, 0, Math.min(dataOffset, size));
     const header = readNpyHeader(headerBytes, Math.max(0, size - dataOffset));
     const data = new Uint8Array(header.nbytes);
-    const got = await readInto(fh, data, dataOffset);
+    const got = await readInto(fd, data, dataOffset);
     // The file shrank between fstat and read; npyDataToTensor names both sizes.
     return npyDataToTensor(header, got === data.length ? data : data.subarray(0, got));
   } catch (cause) {
     throw fileError(path, 'read', cause);
   } finally {
-    await fh?.close().catch(() => {});
+    if (fd !== undefined) await closeFd(fd).catch(() => {});
   }
 }

@@ -1,8 +1,8 @@
 // Reading bytes from files and streams with every size checked before the big allocation.
 
 import { constants } from 'node:buffer';
-import { readSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { close, fstat, open, read, readSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { TensorOpsError } from '@tensorops/core';
 import { ioError } from '../file/errors.js';
 
@@ -15,16 +15,19 @@ const IO_CHUNK = 1 << 30;
  */
 export const MAX_STREAM_BYTES = Math.min(constants.MAX_LENGTH, 2 ** 32);
 
+// Descriptors with node:fs callbacks rather than FileHandles: node:fs/promises costs a small run
+// milliseconds of start-up to load.
+export const openFd = promisify(open);
+export const fstatFd = promisify(fstat);
+export const closeFd = promisify(close);
+const readFd = promisify(read);
+
 /** Fills `target` from `position` on; returns the bytes read (fewer only at end of file). */
-export async function readInto(
-  fh: FileHandle,
-  target: Uint8Array,
-  position: number,
-): Promise<number> {
+export async function readInto(fd: number, target: Uint8Array, position: number): Promise<number> {
   let done = 0;
   while (done < target.length) {
     const length = Math.min(IO_CHUNK, target.length - done);
-    const { bytesRead } = await fh.read(target, done, length, position + done);
+    const { bytesRead } = await readFd(fd, target, done, length, position + done);
     if (bytesRead === 0) break;
     done += bytesRead;
   }
@@ -44,13 +47,9 @@ export function readIntoSync(fd: number, target: Uint8Array, position: number): 
 }
 
 /** Reads `length` bytes at `position`, or fewer if the file ends first. */
-export async function readRange(
-  fh: FileHandle,
-  position: number,
-  length: number,
-): Promise<Uint8Array> {
+export async function readRange(fd: number, position: number, length: number): Promise<Uint8Array> {
   const buf = new Uint8Array(length);
-  const got = await readInto(fh, buf, position);
+  const got = await readInto(fd, buf, position);
   return got === length ? buf : buf.subarray(0, got);
 }
 

@@ -1,35 +1,35 @@
 // Files on disk as byte sources (see ../file/source.ts): an open file handle, or the bytes of a
 // pipe or device read as far as its header declares.
 
-import { type FileHandle, open } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import type { TensorFormat } from '../convert.js';
 import { type ByteSource, bufferSource } from '../file/source.js';
-import { readInto, readIntoSync } from './read.js';
+import { closeFd, fstatFd, openFd, readInto, readIntoSync } from './read.js';
 import { readDeclaredBytes } from './read-declared.js';
 
 class FileSource implements ByteSource {
   readonly bytes = undefined;
+  private closed = false;
 
   constructor(
     readonly label: string,
     readonly size: number,
-    private readonly fh: FileHandle,
+    readonly fd: number,
   ) {}
 
-  get fd(): number {
-    return this.fh.fd;
-  }
-
   read(target: Uint8Array, position: number): Promise<number> {
-    return readInto(this.fh, target, position);
+    return readInto(this.fd, target, position);
   }
 
   readSync(target: Uint8Array, position: number): number {
-    return readIntoSync(this.fh.fd, target, position);
+    return readIntoSync(this.fd, target, position);
   }
 
+  /** Once only: a second close could close a descriptor number reused by then. */
   close(): Promise<void> {
-    return this.fh.close();
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    return closeFd(this.fd);
   }
 }
 
@@ -43,18 +43,19 @@ export async function openSource(
   format?: TensorFormat,
   label = path,
 ): Promise<ByteSource> {
-  const fh = await open(path, 'r');
+  const fd = await openFd(path, 'r');
+  let bytes: Uint8Array;
   try {
-    const stat = await fh.stat();
-    if (stat.isFile()) return new FileSource(label, stat.size, fh);
+    const stat = await fstatFd(fd);
+    if (stat.isFile()) return new FileSource(label, stat.size, fd);
     if (stat.isDirectory()) {
       throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     }
-    const bytes = await readDeclaredBytes(fh.createReadStream({ autoClose: false }), label, format);
-    await fh.close();
-    return bufferSource(bytes, label);
+    bytes = await readDeclaredBytes(createReadStream('', { fd, autoClose: false }), label, format);
   } catch (error) {
-    await fh.close().catch(() => {});
+    await closeFd(fd).catch(() => {});
     throw error;
   }
+  await closeFd(fd);
+  return bufferSource(bytes, label);
 }

@@ -7,7 +7,6 @@
 // swept.
 
 import { closeSync, existsSync, openSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dtypeSize, type GatherOptions, planGather, type Tensor } from '@tensorops/core';
 import { ioError } from '../file/errors.js';
@@ -44,7 +43,7 @@ export async function gatherFromPipe(
   npy: NpyOnStream,
   indices: Tensor,
   options: GatherOptions = {},
-  dir: string = tmpdir(),
+  dir: string = process.getBuiltinModule('node:os').tmpdir(),
 ): Promise<PipeGather> {
   const { header } = npy;
   const plan = planGather(header, indices, options);

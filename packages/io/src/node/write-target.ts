@@ -1,15 +1,25 @@
 // Where an output path's bytes go. A regular file (or a name that does not exist yet) is replaced
 // atomically; anything else that already exists (a device, FIFO, socket, /dev/stdout, /dev/fd/N,
 // a shell's >(cmd)) is written in place, because renaming over it would destroy it. Symlinks are
-// followed to their final target and stay links.
+// followed to their final target and stay links. node:net (which loads Node's stream classes, a
+// cost at start-up) is loaded only to write to a FIFO or socket.
 
-import { constants, fstatSync, openSync, type Stats, write } from 'node:fs';
-import { access, lstat, open, readlink } from 'node:fs/promises';
-import { connect, Socket } from 'node:net';
+import {
+  access,
+  constants,
+  fstatSync,
+  lstat,
+  openSync,
+  readlink,
+  type Stats,
+  write,
+} from 'node:fs';
+import type { Socket } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { TensorOpsError } from '@tensorops/core';
 import { ioError } from '../file/errors.js';
+import { closeFd, openFd } from './read.js';
 import { type ByteChunks, chunksOf, writeFileAtomic, writeStream } from './write.js';
 
 /** How a path is written, decided before any byte is produced. */
@@ -22,6 +32,11 @@ export type OutputTarget =
   | { readonly kind: 'atomic'; readonly path: string; readonly existing: Stats | undefined };
 
 const MAX_LINKS = 40;
+
+// node:fs callbacks, not node:fs/promises, which costs a small run milliseconds of start-up.
+const lstatPath = promisify(lstat);
+const readlinkPath = promisify(readlink);
+const accessPath = promisify(access);
 const DESCRIPTOR_PATH = /^\/(?:dev\/fd|proc\/self\/fd|proc\/thread-self\/fd)\/(\d+)$/;
 const STD_PATHS: Readonly<Record<string, number>> = {
   '/dev/stdin': 0,
@@ -38,7 +53,7 @@ function descriptorOf(path: string): number | undefined {
 
 async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
   try {
-    return await lstat(path);
+    return await lstatPath(path);
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw cause;
@@ -59,12 +74,12 @@ export async function resolveOutputTarget(path: string): Promise<OutputTarget> {
       if (stats === undefined) return { kind: 'atomic', path: current, existing: undefined };
       if (stats.isSymbolicLink()) {
         if (hops >= MAX_LINKS) throw Object.assign(new Error('ELOOP'), { code: 'ELOOP' });
-        current = resolve(dirname(current), await readlink(current));
+        current = resolve(dirname(current), await readlinkPath(current));
         continue;
       }
       if (stats.isDirectory()) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
       if (!stats.isFile()) return { kind: 'in-place', path: current, stats };
-      await access(current, constants.W_OK);
+      await accessPath(current, constants.W_OK);
       return { kind: 'atomic', path: current, existing: stats };
     }
   } catch (cause) {
@@ -98,7 +113,11 @@ async function writeDescriptor(fd: number, data: ByteChunks, label: string): Pro
     throw ioError(label, 'write', cause);
   }
   if (stats.isFIFO() || stats.isSocket()) {
-    return writeToSocket(new Socket({ fd, readable: false, writable: true }), data, label);
+    return writeToSocket(
+      new (process.getBuiltinModule('node:net').Socket)({ fd, readable: false, writable: true }),
+      data,
+      label,
+    );
   }
   return writeToFd(fd, data, label);
 }
@@ -112,18 +131,22 @@ async function writeInPlace(
   if (stats.isSocket()) return writeToSocket(await connected(path, label), data, label);
   if (stats.isFIFO()) {
     const fd = await openFifoForWriting(path, label);
-    return writeToSocket(new Socket({ fd, readable: false, writable: true }), data, label);
+    return writeToSocket(
+      new (process.getBuiltinModule('node:net').Socket)({ fd, readable: false, writable: true }),
+      data,
+      label,
+    );
   }
-  let handle: Awaited<ReturnType<typeof open>>;
+  let fd: number;
   try {
-    handle = await open(path, constants.O_WRONLY);
+    fd = await openFd(path, constants.O_WRONLY);
   } catch (cause) {
     throw ioError(label, 'write', cause);
   }
   try {
-    await writeToFd(handle.fd, data, label);
+    await writeToFd(fd, data, label);
   } finally {
-    await handle.close().catch(() => {});
+    await closeFd(fd).catch(() => {});
   }
 }
 
@@ -146,7 +169,7 @@ async function openFifoForWriting(path: string, label: string): Promise<number> 
 
 function connected(path: string, label: string): Promise<Socket> {
   return new Promise((resolvePromise, reject) => {
-    const socket = connect({ path });
+    const socket = process.getBuiltinModule('node:net').connect({ path });
     socket.once('connect', () => {
       socket.off('error', reject);
       resolvePromise(socket);

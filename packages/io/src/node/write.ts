@@ -11,12 +11,12 @@
 // between JavaScript tasks, so it always sees the temp file registered exactly when it exists (an
 // open or rename still running on a worker thread could recreate or move it after the handler).
 
-import { closeSync, fsync, openSync, renameSync, rmSync, write } from 'node:fs';
-import { chmod, chown, open } from 'node:fs/promises';
+import { chmod, chown, closeSync, fsync, openSync, renameSync, rmSync, write } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { fileError, ioError } from '../file/errors.js';
+import { closeFd, openFd } from './read.js';
 
 /** One buffer, or a sequence of chunks produced lazily (an encoder may fail half-way). */
 export type ByteChunks = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
@@ -24,8 +24,11 @@ export type ByteChunks = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8
 const IO_CHUNK = 1 << 30;
 const pending = new Set<string>();
 let counter = 0;
+// node:fs callbacks, not node:fs/promises, which costs a small run milliseconds of start-up.
 const writeFd = promisify(write);
 const fsyncFd = promisify(fsync);
+const chmodPath = promisify(chmod);
+const chownPath = promisify(chown);
 
 function tempPathFor(path: string): string {
   const tag = `${process.pid}.${(counter++).toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
@@ -85,8 +88,8 @@ async function writeAllTo(fd: number, data: ByteChunks): Promise<void> {
 
 /** Gives the temp file the replaced file's mode (and owner, when we may), before it is renamed. */
 async function takeOver(temp: string, replaced: ReplacedFile): Promise<void> {
-  await chmod(temp, replaced.mode & 0o7777);
-  if (process.getuid?.() === 0) await chown(temp, replaced.uid, replaced.gid).catch(() => {});
+  await chmodPath(temp, replaced.mode & 0o7777);
+  if (process.getuid?.() === 0) await chownPath(temp, replaced.uid, replaced.gid).catch(() => {});
 }
 
 /**
@@ -123,11 +126,11 @@ export async function writeFileAtomic(
 /** Makes the rename itself durable. Not possible everywhere (Windows), hence best effort. */
 async function syncDirectory(dir: string): Promise<void> {
   try {
-    const handle = await open(dir, 'r');
+    const fd = await openFd(dir, 'r');
     try {
-      await handle.sync();
+      await fsyncFd(fd);
     } finally {
-      await handle.close();
+      await closeFd(fd);
     }
   } catch {
     // The data is already synced and renamed; only crash-durability of the name is at stake.
