@@ -52,6 +52,23 @@ function pipedDescriptor(bytes: Uint8Array, limit = bytes.length): number {
   descriptors.push(fd);
   return fd;
 }
+/**
+ * A descriptor like pipedDescriptor's, whose writer sends the first `head` bytes, then waits for
+ * the file `go` in the test's folder before it sends the rest.
+ */
+function heldDescriptor(bytes: Uint8Array, head: number): { fd: number; go: () => void } {
+  const path = join(dir, 'data.npy');
+  writeFileSync(path, bytes);
+  const fifo = join(dir, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  const go = join(dir, 'go');
+  const script =
+    'head -c "$3" "$0"; while [ ! -e "$2" ]; do sleep 0.01; done; tail -c +"$(($3 + 1))" "$0"';
+  spawn('sh', ['-c', `{ ${script}; } > "$1"`, path, fifo, go, String(head)], { stdio: 'ignore' });
+  const fd = openSync(fifo, 'r');
+  descriptors.push(fd);
+  return { fd, go: () => writeFileSync(go, '') };
+}
 const descriptors: number[] = [];
 afterEach(() => {
   for (const fd of descriptors.splice(0)) closeSync(fd);
@@ -113,6 +130,40 @@ describe('gatherFromPipe', () => {
     const got = await collectStream(stream);
     await close();
     expect(Buffer.from(got.data).equals(Buffer.from(gather(data, ids).data))).toBe(true);
+  });
+
+  it('starts the gather while the copy is still under way; its reads wait for the bytes they need', async () => {
+    const data = table(4096);
+    const ids = tensorFrom(
+      'int64',
+      [4096],
+      Array.from({ length: 4096 }, (_, i) => BigInt((i * 2654435761) % 4096)),
+    );
+    const bytes = encodeNpy(data);
+    const { fd, go } = heldDescriptor(bytes, bytes.length >> 1);
+    const npy = await openNpyStream(fd, 'stdin');
+    // Resolves with half of the data still held back by the writer: nothing waits for the copy.
+    const { stream, close } = await gatherFromPipe(npy, ids, {}, scratch);
+    expect(stream.mode).not.toBe('stream-sweep');
+    go();
+    const got = await collectStream(stream);
+    await close();
+    expect(Buffer.from(got.data).equals(Buffer.from(gather(data, ids).data))).toBe(true);
+    expect(readdirSync(scratch)).toEqual([]);
+  });
+
+  it('a descriptor that ends early fails the gather even where no index reaches the missing rows', async () => {
+    const bytes = encodeNpy(table(4096));
+    const ids = tensorFrom(
+      'int32',
+      [4096],
+      Array.from({ length: 4096 }, (_, i) => i % 100),
+    );
+    const npy = await openNpyStream(pipedDescriptor(bytes, bytes.length - 5000), 'stdin');
+    await expect(gatherAll(npy, ids)).rejects.toThrow(
+      /^stdin: data truncated: the header declares/,
+    );
+    expect(readdirSync(scratch)).toEqual([]);
   });
 
   it('a descriptor that ends before its declared data is an error naming stdin, and leaves nothing', async () => {

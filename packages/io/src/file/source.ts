@@ -13,7 +13,10 @@ export interface ByteSource {
   readonly bytes: Uint8Array | undefined;
   /** Fills `target` from `position` on; returns the bytes read (fewer only at the end). */
   read(target: Uint8Array, position: number): Promise<number>;
-  /** A local file's read, synchronously (the main thread waits; no thread-pool round trip). */
+  /**
+   * A local file's read, synchronously (the main thread waits; no thread-pool round trip).
+   * Absent while the file is still being written by a copy that its reads wait for.
+   */
   readSync?(target: Uint8Array, position: number): number;
   /**
    * Remote sources: fills many ranges (each within the source) at once, merging them into few

@@ -88,6 +88,7 @@ export interface TensorFile {
   /**
    * Present for a file on local disk: readAt, synchronously. For executors that read many
    * windows from the page cache, where a thread-pool round trip per read costs more than the read.
+   * Absent while a spill file is still being copied (its reads wait for the copy): ask at each use.
    */
   readAtSync?(target: Uint8Array, position: number): number;
   /**
@@ -246,12 +247,12 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
     readAt(target, position) {
       return source.read(target, position);
     },
-    ...(source.readSync === undefined
-      ? {}
-      : {
-          readAtSync: (target: Uint8Array, position: number) =>
-            (source.readSync as NonNullable<typeof source.readSync>)(target, position),
-        }),
+    // Asked at each use: a source may gain its synchronous read later (a spill file, once whole).
+    get readAtSync() {
+      const { readSync } = source;
+      if (readSync === undefined) return undefined;
+      return (target: Uint8Array, position: number) => readSync.call(source, target, position);
+    },
     bytesInMemory(position, length) {
       const { bytes } = source;
       if (bytes === undefined || position < 0 || position + length > bytes.length) return undefined;

@@ -2,7 +2,8 @@
 // hands over at most its buffer (64 KiB) per read, and each asynchronous read is a round trip
 // through the thread pool and the event loop: for 256 MB that is ~4,000 round trips, most of a
 // second here, against ~0.2 s for `cat | cat > file` (docs/performance.md). The worker loops
-// without them, while the main thread stays free to handle signals.
+// without them, while the main thread stays free to handle signals, and to read what is copied
+// already: the worker counts the bytes written in shared memory (CopyProgress).
 
 import { createRequire } from 'node:module';
 
@@ -15,11 +16,20 @@ export interface CopyFailure {
 /**
  * The worker: waits for a job, writes `first` (bytes the caller already read from the pipe) and
  * then copies up to `bytes` more from `from` to `to`, and posts the count copied or the failure.
+ * After every write it publishes the bytes written in `progress` (see CopyProgress), and that the
+ * copy ended, whichever way, before it posts.
  */
 const WORKER = `
 const { readSync, writeSync } = require('node:fs');
 const { parentPort } = require('node:worker_threads');
-parentPort.once('message', ({ from, to, first, bytes }) => {
+parentPort.once('message', ({ from, to, first, bytes, progress }) => {
+  const cells = new BigInt64Array(progress);
+  const publish = (written, ended) => {
+    Atomics.store(cells, 0, BigInt(written));
+    if (ended) Atomics.store(cells, 1, 1n);
+    Atomics.add(cells, 2, 1n);
+    Atomics.notify(cells, 2);
+  };
   const buffer = Buffer.allocUnsafe(Math.min(bytes, 1 << 20));
   const writeAll = (data, length) => {
     for (let at = 0; at < length; ) at += writeSync(to, data, at, length - at);
@@ -28,6 +38,7 @@ parentPort.once('message', ({ from, to, first, bytes }) => {
   let op = 'write';
   try {
     writeAll(first, first.length);
+    publish(first.length, false);
     while (copied < bytes) {
       op = 'read';
       const got = readSync(from, buffer, 0, Math.min(buffer.length, bytes - copied), null);
@@ -35,13 +46,54 @@ parentPort.once('message', ({ from, to, first, bytes }) => {
       op = 'write';
       writeAll(buffer, got);
       copied += got;
+      publish(first.length + copied, false);
     }
+    publish(first.length + copied, true);
     parentPort.postMessage({ copied });
   } catch (error) {
+    publish(Number(Atomics.load(cells, 0)), true);
     parentPort.postMessage({ failed: { op, code: error.code, message: error.message, syscall: error.syscall } });
   }
 });
 `;
+
+type WaitAsync = (
+  cells: BigInt64Array,
+  index: number,
+  value: bigint,
+) => { async: boolean; value: Promise<string> | string };
+
+/**
+ * How far a copy has got, in memory the worker shares: cell 0 holds the bytes written to the file
+ * (`first` included), cell 1 becomes 1 once the copy ended (done, short or failed), and cell 2
+ * counts the updates, so that a waiter cannot miss one between its check and its wait.
+ */
+export class CopyProgress {
+  readonly shared = new SharedArrayBuffer(3 * 8);
+  private readonly cells = new BigInt64Array(this.shared);
+
+  /** Bytes written to the file so far. */
+  get written(): number {
+    return Number(Atomics.load(this.cells, 0));
+  }
+
+  /** The copy ended: its outcome says how. */
+  get ended(): boolean {
+    return Atomics.load(this.cells, 1) !== 0n;
+  }
+
+  /** Resolves once `bytes` are written or the copy ended, without blocking the thread. */
+  async reach(bytes: number): Promise<void> {
+    // ES2024's Atomics.waitAsync (Node 16+), which the ES2022 typings leave out.
+    const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+    for (;;) {
+      const seen = Atomics.load(this.cells, 2);
+      if (this.written >= bytes || this.ended) return;
+      const wait = waitAsync(this.cells, 2, seen);
+      if (wait.async) await wait.value;
+    }
+  }
+}
 
 /** A worker thread started ahead of its copy: starting one takes ~90 ms here. */
 export interface PipeCopier {
@@ -49,8 +101,15 @@ export interface PipeCopier {
    * Writes `first` to `to` (a file open for writing, at its offset), then copies up to `bytes`
    * more bytes from descriptor `from` (a pipe or socket in blocking mode); resolves to the count
    * copied from `from`, fewer only where the pipe ended, or rejects with a CopyFailure. Once only.
+   * `progress` is a CopyProgress's shared memory, for a reader of the file while it is written.
    */
-  copy(from: number, to: number, first: Uint8Array, bytes: number): Promise<number>;
+  copy(
+    from: number,
+    to: number,
+    first: Uint8Array,
+    bytes: number,
+    progress?: SharedArrayBuffer,
+  ): Promise<number>;
   /** Ends the worker when no copy is wanted. */
   stop(): Promise<void>;
 }
@@ -81,9 +140,9 @@ export function startPipeCopier(): PipeCopier {
   // Observed by copy(); this only keeps an unused copier's end from being reported as unhandled.
   outcome.catch(() => {});
   return {
-    copy(from, to, first, bytes) {
+    copy(from, to, first, bytes, progress = new CopyProgress().shared) {
       worker.ref();
-      worker.postMessage({ from, to, first, bytes });
+      worker.postMessage({ from, to, first, bytes, progress });
       return outcome.finally(() => worker.unref());
     },
     async stop() {

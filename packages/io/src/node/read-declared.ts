@@ -276,12 +276,12 @@ export async function openNpyStream(
     options.copyAhead === true && direct !== undefined && header.nbytes >= COPIER_AHEAD_BYTES
       ? startPipeCopier()
       : undefined;
-  const copyTo = async (fd: number): Promise<number> => {
+  const copyTo = async (fd: number, progress?: SharedArrayBuffer): Promise<number> => {
     // What reading the header left held goes first; the rest straight from the descriptor.
     const held = new Uint8Array(Math.min(prefix.held, left));
     const first = await read(held);
     copier ??= startPipeCopier();
-    const rest = await copier.copy(stream as number, fd, held.subarray(0, first), left);
+    const rest = await copier.copy(stream as number, fd, held.subarray(0, first), left, progress);
     left -= rest;
     return first + rest;
   };

@@ -4,11 +4,19 @@
 // buffers are reused). spillPays decides by the same costs as the file strategies. The temp file
 // is unlinked the moment it is created and read through /proc/self/fd (Linux), so nothing is left
 // behind, whatever ends the process; elsewhere, or without room in the temp folder, the pipe is
-// swept.
+// swept. Where a worker thread copies (a pipe given as a descriptor), the gather starts at once
+// and each read waits until the copy has got past it: planning and the first pass over the data
+// run while the rest is still arriving.
 
 import { closeSync, existsSync, openSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { dtypeSize, type GatherOptions, planGather, type Tensor } from '@tensorops/core';
+import {
+  dtypeSize,
+  type GatherOptions,
+  planGather,
+  type Tensor,
+  TensorOpsError,
+} from '@tensorops/core';
 import { ioError } from '../file/errors.js';
 import { type FileGatherStream, gatherFromFile } from '../file/gather-file/index.js';
 import { spillPays } from '../file/gather-file/pick-mode.js';
@@ -17,9 +25,12 @@ import {
   type NpyOnStream,
   type StreamGatherStream,
 } from '../file/gather-file/stream-sweep.js';
-import { npyStoredTensor } from '../file/npy-file.js';
-import { rangeReadable, type TensorFile } from '../file/stored.js';
-import type { CopyFailure } from './pipe-copy.js';
+import { npyReader, npyStoredTensor } from '../file/npy-file.js';
+import type { ByteSource } from '../file/source.js';
+import { rangeReadable, type TensorFile, tensorFile } from '../file/stored.js';
+import type { TensorStream } from '../file/tensor-stream.js';
+import { type CopyFailure, CopyProgress } from './pipe-copy.js';
+import { openSource } from './source.js';
 import { openTensorFile } from './tensor-file.js';
 
 /** The output chunk the file strategies default to (the passes' chunks are four of them). */
@@ -54,16 +65,29 @@ export async function gatherFromPipe(
     spillPays(header.nbytes, outBytes, CHUNK_BYTES) &&
     hasRoom(dir, header.nbytes);
   if (!spill) return { stream: gatherFromNpyStream(npy, indices, options), close: async () => {} };
-  const file = await spillNpyStream(npy, dir);
+  const spilled = await startSpill(npy, dir);
   try {
+    const stream = gatherFromFile(spilled.file, spilled.file.get(), indices, options);
     return {
-      stream: gatherFromFile(file, file.get(), indices, options),
-      close: () => file.close(),
+      stream: { ...stream, chunks: (o) => endingWith(stream.chunks(o), spilled.copied) },
+      close: spilled.close,
     };
   } catch (error) {
-    await file.close();
+    await spilled.close();
     throw error;
   }
+}
+
+/**
+ * The chunks of `chunks`, then the end of the copy: a pipe that ended early or a copy that failed
+ * fails the stream even where no read reached the missing part, before its writer commits.
+ */
+async function* endingWith(
+  chunks: ReturnType<TensorStream['chunks']>,
+  copied: Promise<void>,
+): ReturnType<TensorStream['chunks']> {
+  yield* chunks;
+  await copied;
 }
 
 /** /proc/self/fd can reopen an unlinked file, and `dir` has room for `bytes` and to spare. */
@@ -79,6 +103,27 @@ function hasRoom(dir: string, bytes: number): boolean {
 
 /** Copies the .npy on `npy` (header and declared data) to an unlinked temp file, opened. */
 export async function spillNpyStream(npy: NpyOnStream, dir: string): Promise<TensorFile> {
+  const spilled = await startSpill(npy, dir);
+  try {
+    await spilled.copied;
+  } catch (error) {
+    await spilled.close();
+    throw error;
+  }
+  return spilled.file;
+}
+
+interface Spill {
+  /** The temp file, readable at once; its reads wait for the copy (SpillSource). */
+  readonly file: TensorFile;
+  /** Settles when the copy ends: rejects where it failed or the pipe ended early. */
+  readonly copied: Promise<void>;
+  /** Stops the copy if it still runs, and closes the temp file. */
+  close(): Promise<void>;
+}
+
+/** Starts copying the .npy on `npy` to an unlinked temp file in `dir`. */
+async function startSpill(npy: NpyOnStream, dir: string): Promise<Spill> {
   const path = join(dir, `.tensorops-${process.pid}-${Math.random().toString(36).slice(2)}.npy`);
   let fd: number;
   try {
@@ -86,28 +131,119 @@ export async function spillNpyStream(npy: NpyOnStream, dir: string): Promise<Ten
   } catch (cause) {
     throw ioError(dir, 'write', cause);
   }
+  const { copyTo, label, headerBytes } = npy;
+  let copied: Promise<void>;
+  const progress = new CopyProgress();
   try {
     unlinkSync(path);
-    writeAll(fd, npy.headerBytes, dir);
-    const { copyTo } = npy;
-    if (copyTo !== undefined) await copyData(() => copyTo(fd), npy.label, dir);
-    else {
+    writeAll(fd, headerBytes, dir);
+    if (copyTo === undefined) {
       const buffer = new Uint8Array(COPY_BYTES);
       for (let got = await npy.read(buffer); got > 0; got = await npy.read(buffer)) {
         writeAll(fd, buffer.subarray(0, got), dir);
       }
+      // A pipe that ended early leaves a short file: the reader reports it as truncated.
+      const file = await openTensorFile(`/proc/self/fd/${fd}`, { label });
+      closeSync(fd);
+      return { file, copied: Promise.resolve(), close: () => file.close() };
     }
-    // A pipe that ended early leaves a short file: the reader reports it as truncated.
-    return await openTensorFile(`/proc/self/fd/${fd}`, { label: npy.label });
-  } finally {
+    copied = copyData(() => copyTo(fd, progress.shared), label, dir).then((count) => {
+      if (count < npy.header.nbytes) throw endedEarly(label, npy.header.nbytes, count);
+    });
+  } catch (error) {
     closeSync(fd);
+    throw error;
+  }
+  const writer = fd;
+  const ended = copied.finally(() => closeSync(writer));
+  // Observed by the reads that wait and by the gather's end; this keeps an unobserved failure
+  // (a gather that failed first) from being reported as unhandled.
+  ended.catch(() => {});
+  let source: ByteSource;
+  try {
+    source = await openSource(`/proc/self/fd/${fd}`, 'npy', label);
+  } catch (cause) {
+    await npy.close();
+    await ended.catch(() => {});
+    throw ioError(dir, 'read', cause);
+  }
+  const spill = new SpillSource(source, headerBytes.length, npy.header.nbytes, progress, ended);
+  const close = async (): Promise<void> => {
+    // Ends the worker if it still copies (a gather that failed or was abandoned).
+    if (!progress.ended) await npy.close();
+    await ended.catch(() => {});
+    await source.close();
+  };
+  try {
+    return { file: tensorFile(spill, await npyReader(spill)), copied: ended, close };
+  } catch (error) {
+    await close();
+    throw error;
   }
 }
 
+/**
+ * The temp file of a copy in progress, as a source of the size its header declares: each read
+ * waits until the copy has written past its end (or ended), then reads the file; the synchronous
+ * read appears once the whole file is there.
+ */
+class SpillSource implements ByteSource {
+  readonly bytes = undefined;
+
+  constructor(
+    private readonly file: ByteSource,
+    private readonly headerBytes: number,
+    private readonly dataBytes: number,
+    private readonly progress: CopyProgress,
+    private readonly copied: Promise<void>,
+  ) {}
+
+  get label(): string {
+    return this.file.label;
+  }
+
+  get size(): number {
+    return this.headerBytes + this.dataBytes;
+  }
+
+  get fd(): number | undefined {
+    return this.file.fd;
+  }
+
+  get readSync(): ByteSource['readSync'] {
+    const { file, progress } = this;
+    const readSync = file.readSync;
+    if (!progress.ended || progress.written < this.dataBytes || readSync === undefined) {
+      return undefined;
+    }
+    return (target: Uint8Array, position: number) => readSync.call(file, target, position);
+  }
+
+  async read(target: Uint8Array, position: number): Promise<number> {
+    const end = Math.min(position + target.length, this.size);
+    await this.progress.reach(end - this.headerBytes);
+    // Short: the copy failed (its error) or the pipe ended (the file is short, the read says so).
+    if (this.headerBytes + this.progress.written < end) await this.copied;
+    return this.file.read(target, position);
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
+  }
+}
+
+/** The error of a pipe that ends before the data its header declares. */
+function endedEarly(label: string, declared: number, got: number): TensorOpsError {
+  return new TensorOpsError(
+    'E_FORMAT',
+    `${label}: data truncated: the header declares ${declared} data bytes, the stream ended after ${got}`,
+  );
+}
+
 /** A stream's copyTo, its failures told as reading the stream or writing the temp folder. */
-async function copyData(copy: () => Promise<number>, label: string, dir: string): Promise<void> {
+async function copyData(copy: () => Promise<number>, label: string, dir: string): Promise<number> {
   try {
-    await copy();
+    return await copy();
   } catch (failure) {
     const { op, cause } = failure as CopyFailure;
     throw op === 'write' ? ioError(dir, 'write', cause) : ioError(label, 'read', cause);
