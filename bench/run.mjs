@@ -426,6 +426,12 @@ function printWhole(r) {
     checks.push(verdict('W8 peak RSS vs numpy', numpy && ours && ours.rssMB / numpy.rssMB, 0.7));
     checks.push(verdict('W8 stdin vs file', stdin && ours && stdin.ms / ours.ms, 1.5));
     checks.push(verdict('W8 pipe vs file', pipe && ours && pipe.ms / ours.ms, 1.5));
+    const copy = r.rows.find((p) => p.role === 'copy');
+    if (pipe && ours && copy) {
+      checks.push(
+        `W8 pipe row minus file row: ${fmt(pipe.ms - ours.ms, 0)} ms; the pipe copy alone: ${fmt(copy.ms, 0)} ms`,
+      );
+    }
   }
   console.log(checks.map((c) => `- ${c}`).join('\n'));
 }

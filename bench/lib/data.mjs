@@ -1,6 +1,6 @@
 // Deterministic inputs for the workloads, .npy files for the peers, and output digests.
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { createTensor } from '../../packages/core/dist/index.js';
 import { encodeNpyHeader } from '../../packages/io/dist/index.js';
 
@@ -53,6 +53,9 @@ export function writeNpy(path, tensor) {
     for (let off = 0; off < tensor.data.byteLength; ) {
       off += writeSync(fd, tensor.data, off, Math.min(1 << 30, tensor.data.byteLength - off));
     }
+    // On disk before anything is timed: the kernel writes a new file back ~30 s after it was
+    // written, and that writeback would run alongside the first rounds that read it.
+    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
