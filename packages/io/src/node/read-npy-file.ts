@@ -6,7 +6,7 @@ import type { Tensor } from '@tensorops/core';
 import { fileError } from '../file/errors.js';
 import { PREAMBLE_BYTES } from '../file/npy-file.js';
 import { decodeNpy, npyDataOffset, npyDataToTensor, readNpyHeader } from '../npy.js';
-import { closeFd, fstatFd, openFd, readInto, readRange } from './read.js';
+import { closeFd, destroyed, fstatFd, openFd, readInto, readRange } from './read.js';
 import { readDeclaredBytes } from './read-declared.js';
 
 export async function readNpyFile(path: string): Promise<Tensor> {
@@ -16,9 +16,14 @@ export async function readNpyFile(path: string): Promise<Tensor> {
     const stat = await fstatFd(fd);
     if (!stat.isFile()) {
       // A pipe or device (/dev/stdin, <(cmd)) has no size to check up front: read its header,
-      // then exactly the data it declares.
-      const stream = createReadStream('', { fd, autoClose: false });
-      return decodeNpy(await readDeclaredBytes(stream, path, 'npy'));
+      // then exactly the data it declares. The stream owns the descriptor, and closes it.
+      const stream = createReadStream('', { fd });
+      fd = undefined;
+      try {
+        return decodeNpy(await readDeclaredBytes(stream, path, 'npy'));
+      } finally {
+        await destroyed(stream);
+      }
     }
     const size = stat.size;
     const preamble = await readRange(fd, 0, Math.min(PREAMBLE_BYTES, size));

@@ -1,7 +1,7 @@
 // Reading bytes from files and streams with every size checked before the big allocation.
 
 import { constants } from 'node:buffer';
-import { close, fstat, open, read, readSync } from 'node:fs';
+import { close, fstat, open, type ReadStream, read, readSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { TensorOpsError } from '@tensorops/core';
 import { ioError } from '../file/errors.js';
@@ -21,6 +21,18 @@ export const openFd = promisify(open);
 export const fstatFd = promisify(fstat);
 export const closeFd = promisify(close);
 const readFd = promisify(read);
+
+/**
+ * Ends `stream` and resolves once it has closed its descriptor. A stream over a descriptor owns
+ * it: closing the number as well could close whatever file reused it in between.
+ */
+export function destroyed(stream: ReadStream): Promise<void> {
+  if (stream.closed) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.once('close', () => resolve());
+    stream.destroy();
+  });
+}
 
 /** Fills `target` from `position` on; returns the bytes read (fewer only at end of file). */
 export async function readInto(fd: number, target: Uint8Array, position: number): Promise<number> {

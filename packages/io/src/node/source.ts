@@ -4,7 +4,7 @@
 import { createReadStream } from 'node:fs';
 import type { TensorFormat } from '../convert.js';
 import { type ByteSource, bufferSource } from '../file/source.js';
-import { closeFd, fstatFd, openFd, readInto, readIntoSync } from './read.js';
+import { closeFd, destroyed, fstatFd, openFd, readInto, readIntoSync } from './read.js';
 import { readDeclaredBytes } from './read-declared.js';
 
 class FileSource implements ByteSource {
@@ -44,18 +44,20 @@ export async function openSource(
   label = path,
 ): Promise<ByteSource> {
   const fd = await openFd(path, 'r');
-  let bytes: Uint8Array;
+  let stat: Awaited<ReturnType<typeof fstatFd>>;
   try {
-    const stat = await fstatFd(fd);
-    if (stat.isFile()) return new FileSource(label, stat.size, fd);
-    if (stat.isDirectory()) {
-      throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    }
-    bytes = await readDeclaredBytes(createReadStream('', { fd, autoClose: false }), label, format);
+    stat = await fstatFd(fd);
+    if (stat.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
   } catch (error) {
     await closeFd(fd).catch(() => {});
     throw error;
   }
-  await closeFd(fd);
-  return bufferSource(bytes, label);
+  if (stat.isFile()) return new FileSource(label, stat.size, fd);
+  // A pipe or device: the stream owns the descriptor from here, and closes it.
+  const stream = createReadStream('', { fd });
+  try {
+    return bufferSource(await readDeclaredBytes(stream, label, format), label);
+  } finally {
+    await destroyed(stream);
+  }
 }
