@@ -83,8 +83,10 @@ function compileMain(directory: string | undefined): Main {
   const cache = cacheEntry(directory);
   // One buffer, the size of the larger file: the bundle is read into it and copied into a
   // string, then the code cache is read over it, into pages the first read already touched, and
-  // digested there (the buffer is the digest module's memory).
-  const scratch = scratchBuffer(Math.max(statSync(MAIN).size, cache?.size ?? 0));
+  // digested there (the buffer is the digest module's memory). Without a cache folder, a plain
+  // buffer: the digest module is not even compiled.
+  const size = Math.max(statSync(MAIN).size, cache?.size ?? 0);
+  const scratch = cache === undefined ? Buffer.allocUnsafeSlow(size) : scratchBuffer(size);
   // The bundle is ASCII (bundle.mjs checks), which latin1 decodes as UTF-8 would, by a copy.
   // It is compiled as it is on disk: wrapping it in a string here would copy all of it again.
   const source = readFileInto(MAIN, scratch).toString('latin1');

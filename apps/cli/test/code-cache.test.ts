@@ -130,20 +130,16 @@ describe('cache files', () => {
     const names = Array.from({ length: 6 }, (_, i) => `tensorops-0.0.${i}-node0-x64-0.v8cache`);
     names.forEach((name, i) => {
       writeCodeCache(join(dir, name), 'k', payload);
-      // Older the further down the list, the new entry below the oldest of all.
-      const when = new Date(Date.UTC(2026, 0, 10 - i));
+      // Dated ahead of the clock, newest first: the entry written below is older than all of
+      // them, and stays only because it is this run's.
+      const when = new Date(Date.UTC(2099, 0, 10 - i));
       utimesSync(join(dir, name), when, when);
     });
     writeFileSync(join(dir, 'unrelated.txt'), 'kept');
-    const fresh = join(dir, 'tensorops-9.9.9-node0-x64-0.v8cache');
-    expect(writeCodeCache(fresh, 'k', payload)).toBe(true);
-    utimesSync(fresh, new Date(Date.UTC(2025, 0, 1)), new Date(Date.UTC(2025, 0, 1)));
+    const fresh = 'tensorops-9.9.9-node0-x64-0.v8cache';
+    expect(writeCodeCache(join(dir, fresh), 'k', payload)).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(
-      [
-        ...names.slice(0, MAX_CACHE_ENTRIES - 1),
-        'tensorops-9.9.9-node0-x64-0.v8cache',
-        'unrelated.txt',
-      ].sort(),
+      [...names.slice(0, MAX_CACHE_ENTRIES - 1), fresh, 'unrelated.txt'].sort(),
     );
   });
 

@@ -3,7 +3,7 @@
 // declares. Whatever follows is never read: an endless or hostile stream costs what its header
 // honestly claims, and a stream that is not a tensor file is refused after its first bytes.
 
-import { read } from 'node:fs';
+import { createReadStream, read } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import { formatOfMagic, type TensorFormat } from '../convert.js';
 import { ioError } from '../file/errors.js';
@@ -196,6 +196,30 @@ async function declaredLength(prefix: Prefix, format: TensorFormat): Promise<num
   }
   // A zip's directory is at its end: all of it is needed.
   return MAX_STREAM_BYTES;
+}
+
+/**
+ * readDeclaredBytes from descriptor `fd` (a pipe or device), through a stream that owns the
+ * descriptor: it is closed once, by the stream, whatever happens. (The stream closes it when
+ * destroyed, whatever its autoClose says; a caller that closed the number as well could close a
+ * file that reused it in between.)
+ */
+export async function readDeclaredFromDescriptor(
+  fd: number,
+  label: string,
+  format?: TensorFormat,
+): Promise<Uint8Array> {
+  const stream = createReadStream('', { fd });
+  try {
+    return await readDeclaredBytes(stream, label, format);
+  } finally {
+    if (!stream.closed) {
+      await new Promise<void>((resolve) => {
+        stream.once('close', () => resolve());
+        stream.destroy();
+      });
+    }
+  }
 }
 
 /**

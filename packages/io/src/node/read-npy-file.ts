@@ -1,13 +1,13 @@
 // .npy from a file path in one call: header first, sizes checked against the file size, then
 // exactly one allocation for the data, read straight into place.
 
-import { createReadStream } from 'node:fs';
 import type { Tensor } from '@tensorops/core';
 import { fileError } from '../file/errors.js';
 import { PREAMBLE_BYTES } from '../file/npy-file.js';
 import { decodeNpy, npyDataOffset, npyDataToTensor, readNpyHeader } from '../npy.js';
-import { closeFd, destroyed, fstatFd, openFd, readInto, readRange } from './read.js';
-import { readDeclaredBytes } from './read-declared.js';
+import { closeFd, fstatFd, openFd } from './fs-calls.js';
+import { readInto, readRange } from './read.js';
+import { readDeclaredFromDescriptor } from './read-declared.js';
 
 export async function readNpyFile(path: string): Promise<Tensor> {
   let fd: number | undefined;
@@ -16,14 +16,10 @@ export async function readNpyFile(path: string): Promise<Tensor> {
     const stat = await fstatFd(fd);
     if (!stat.isFile()) {
       // A pipe or device (/dev/stdin, <(cmd)) has no size to check up front: read its header,
-      // then exactly the data it declares. The stream owns the descriptor, and closes it.
-      const stream = createReadStream('', { fd });
+      // then exactly the data it declares. That read closes the descriptor.
+      const owned = fd;
       fd = undefined;
-      try {
-        return decodeNpy(await readDeclaredBytes(stream, path, 'npy'));
-      } finally {
-        await destroyed(stream);
-      }
+      return decodeNpy(await readDeclaredFromDescriptor(owned, path, 'npy'));
     }
     const size = stat.size;
     const preamble = await readRange(fd, 0, Math.min(PREAMBLE_BYTES, size));

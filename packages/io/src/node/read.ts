@@ -1,10 +1,10 @@
 // Reading bytes from files and streams with every size checked before the big allocation.
 
 import { constants } from 'node:buffer';
-import { close, fstat, open, type ReadStream, read, readSync } from 'node:fs';
-import { promisify } from 'node:util';
+import { readSync } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import { ioError } from '../file/errors.js';
+import { readFd } from './fs-calls.js';
 
 /** Largest single read or write handed to the OS (Node refuses more than 2^31-1 per call). */
 const IO_CHUNK = 1 << 30;
@@ -14,25 +14,6 @@ const IO_CHUNK = 1 << 30;
  * on every Node (Node 22 and later allow 2^53-1, which would let a header ask for any size).
  */
 export const MAX_STREAM_BYTES = Math.min(constants.MAX_LENGTH, 2 ** 32);
-
-// Descriptors with node:fs callbacks rather than FileHandles: node:fs/promises costs a small run
-// milliseconds of start-up to load.
-export const openFd = promisify(open);
-export const fstatFd = promisify(fstat);
-export const closeFd = promisify(close);
-const readFd = promisify(read);
-
-/**
- * Ends `stream` and resolves once it has closed its descriptor. A stream over a descriptor owns
- * it: closing the number as well could close whatever file reused it in between.
- */
-export function destroyed(stream: ReadStream): Promise<void> {
-  if (stream.closed) return Promise.resolve();
-  return new Promise((resolve) => {
-    stream.once('close', () => resolve());
-    stream.destroy();
-  });
-}
 
 /** Fills `target` from `position` on; returns the bytes read (fewer only at end of file). */
 export async function readInto(fd: number, target: Uint8Array, position: number): Promise<number> {

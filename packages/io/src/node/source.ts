@@ -1,11 +1,11 @@
 // Files on disk as byte sources (see ../file/source.ts): an open file handle, or the bytes of a
 // pipe or device read as far as its header declares.
 
-import { createReadStream } from 'node:fs';
 import type { TensorFormat } from '../convert.js';
 import { type ByteSource, bufferSource } from '../file/source.js';
-import { closeFd, destroyed, fstatFd, openFd, readInto, readIntoSync } from './read.js';
-import { readDeclaredBytes } from './read-declared.js';
+import { closeFd, fstatFd, openFd } from './fs-calls.js';
+import { readInto, readIntoSync } from './read.js';
+import { readDeclaredFromDescriptor } from './read-declared.js';
 
 class FileSource implements ByteSource {
   readonly bytes = undefined;
@@ -53,11 +53,5 @@ export async function openSource(
     throw error;
   }
   if (stat.isFile()) return new FileSource(label, stat.size, fd);
-  // A pipe or device: the stream owns the descriptor from here, and closes it.
-  const stream = createReadStream('', { fd });
-  try {
-    return bufferSource(await readDeclaredBytes(stream, label, format), label);
-  } finally {
-    await destroyed(stream);
-  }
+  return bufferSource(await readDeclaredFromDescriptor(fd, label, format), label);
 }

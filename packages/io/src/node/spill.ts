@@ -124,6 +124,62 @@ interface Spill {
 
 /** Starts copying the .npy on `npy` to an unlinked temp file in `dir`. */
 async function startSpill(npy: NpyOnStream, dir: string): Promise<Spill> {
+  const fd = openUnlinkedTemp(dir);
+  const { copyTo, label, headerBytes } = npy;
+  if (copyTo === undefined) {
+    try {
+      writeAll(fd, headerBytes, dir);
+      const buffer = new Uint8Array(COPY_BYTES);
+      for (let got = await npy.read(buffer); got > 0; got = await npy.read(buffer)) {
+        writeAll(fd, buffer.subarray(0, got), dir);
+      }
+      // A pipe that ended early leaves a short file: the reader reports it as truncated.
+      const file = await openTensorFile(`/proc/self/fd/${fd}`, { label });
+      return { file, copied: Promise.resolve(), close: () => file.close() };
+    } finally {
+      closeSync(fd);
+    }
+  }
+  try {
+    writeAll(fd, headerBytes, dir);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  const progress = new CopyProgress();
+  const copied = copyData(() => copyTo(fd, progress.shared), label, dir)
+    .then((count) => {
+      if (count < npy.header.nbytes) throw endedEarly(label, npy.header.nbytes, count);
+    })
+    .finally(() => closeSync(fd));
+  // Observed by the reads that wait and by the gather's end; this keeps an unobserved failure
+  // (a gather that failed first) from being reported as unhandled.
+  copied.catch(() => {});
+  let source: ByteSource;
+  try {
+    source = await openSource(`/proc/self/fd/${fd}`, 'npy', label);
+  } catch (cause) {
+    await npy.close();
+    await copied.catch(() => {});
+    throw ioError(dir, 'read', cause);
+  }
+  const spill = new SpillSource(source, headerBytes.length, npy.header.nbytes, progress, copied);
+  const close = async (): Promise<void> => {
+    // Ends the worker if it still copies (a gather that failed or was abandoned).
+    if (!progress.ended) await npy.close();
+    await copied.catch(() => {});
+    await source.close();
+  };
+  try {
+    return { file: tensorFile(spill, await npyReader(spill)), copied, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** A new temp file in `dir`, open for reading and writing and already unlinked. */
+function openUnlinkedTemp(dir: string): number {
   const path = join(dir, `.tensorops-${process.pid}-${Math.random().toString(36).slice(2)}.npy`);
   let fd: number;
   try {
@@ -131,55 +187,13 @@ async function startSpill(npy: NpyOnStream, dir: string): Promise<Spill> {
   } catch (cause) {
     throw ioError(dir, 'write', cause);
   }
-  const { copyTo, label, headerBytes } = npy;
-  let copied: Promise<void>;
-  const progress = new CopyProgress();
   try {
     unlinkSync(path);
-    writeAll(fd, headerBytes, dir);
-    if (copyTo === undefined) {
-      const buffer = new Uint8Array(COPY_BYTES);
-      for (let got = await npy.read(buffer); got > 0; got = await npy.read(buffer)) {
-        writeAll(fd, buffer.subarray(0, got), dir);
-      }
-      // A pipe that ended early leaves a short file: the reader reports it as truncated.
-      const file = await openTensorFile(`/proc/self/fd/${fd}`, { label });
-      closeSync(fd);
-      return { file, copied: Promise.resolve(), close: () => file.close() };
-    }
-    copied = copyData(() => copyTo(fd, progress.shared), label, dir).then((count) => {
-      if (count < npy.header.nbytes) throw endedEarly(label, npy.header.nbytes, count);
-    });
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-  const writer = fd;
-  const ended = copied.finally(() => closeSync(writer));
-  // Observed by the reads that wait and by the gather's end; this keeps an unobserved failure
-  // (a gather that failed first) from being reported as unhandled.
-  ended.catch(() => {});
-  let source: ByteSource;
-  try {
-    source = await openSource(`/proc/self/fd/${fd}`, 'npy', label);
   } catch (cause) {
-    await npy.close();
-    await ended.catch(() => {});
-    throw ioError(dir, 'read', cause);
+    closeSync(fd);
+    throw ioError(dir, 'write', cause);
   }
-  const spill = new SpillSource(source, headerBytes.length, npy.header.nbytes, progress, ended);
-  const close = async (): Promise<void> => {
-    // Ends the worker if it still copies (a gather that failed or was abandoned).
-    if (!progress.ended) await npy.close();
-    await ended.catch(() => {});
-    await source.close();
-  };
-  try {
-    return { file: tensorFile(spill, await npyReader(spill)), copied: ended, close };
-  } catch (error) {
-    await close();
-    throw error;
-  }
+  return fd;
 }
 
 /**

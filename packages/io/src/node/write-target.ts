@@ -4,23 +4,13 @@
 // followed to their final target and stay links. node:net (which loads Node's stream classes, a
 // cost at start-up) is loaded only to write to a FIFO or socket.
 
-import {
-  access,
-  constants,
-  fstatSync,
-  lstat,
-  openSync,
-  readlink,
-  type Stats,
-  write,
-} from 'node:fs';
+import { constants, fstatSync, openSync, type Stats } from 'node:fs';
 import type { Socket } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { TensorOpsError } from '@tensorops/core';
 import { ioError } from '../file/errors.js';
-import { closeFd, openFd } from './read.js';
-import { type ByteChunks, chunksOf, writeFileAtomic, writeStream } from './write.js';
+import { accessPath, closeFd, lstatPath, openFd, readlinkPath } from './fs-calls.js';
+import { type ByteChunks, writeAllTo, writeFileAtomic, writeStream } from './write.js';
 
 /** How a path is written, decided before any byte is produced. */
 export type OutputTarget =
@@ -32,11 +22,6 @@ export type OutputTarget =
   | { readonly kind: 'atomic'; readonly path: string; readonly existing: Stats | undefined };
 
 const MAX_LINKS = 40;
-
-// node:fs callbacks, not node:fs/promises, which costs a small run milliseconds of start-up.
-const lstatPath = promisify(lstat);
-const readlinkPath = promisify(readlink);
-const accessPath = promisify(access);
 const DESCRIPTOR_PATH = /^\/(?:dev\/fd|proc\/self\/fd|proc\/thread-self\/fd)\/(\d+)$/;
 const STD_PATHS: Readonly<Record<string, number>> = {
   '/dev/stdin': 0,
@@ -191,15 +176,9 @@ async function writeToSocket(socket: Socket, data: ByteChunks, label: string): P
   }
 }
 
-const writeFd = promisify(write);
-
 async function writeToFd(fd: number, data: ByteChunks, label: string): Promise<void> {
   try {
-    for await (const chunk of chunksOf(data)) {
-      for (let at = 0; at < chunk.byteLength; ) {
-        at += (await writeFd(fd, chunk, at, chunk.byteLength - at, null)).bytesWritten;
-      }
-    }
+    await writeAllTo(fd, data);
   } catch (cause) {
     if (cause instanceof TensorOpsError) throw cause;
     throw ioError(label, 'write', cause);

@@ -11,12 +11,11 @@
 // between JavaScript tasks, so it always sees the temp file registered exactly when it exists (an
 // open or rename still running on a worker thread could recreate or move it after the handler).
 
-import { chmod, chown, closeSync, fsync, openSync, renameSync, rmSync, write } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { promisify } from 'node:util';
 import { fileError, ioError } from '../file/errors.js';
-import { closeFd, openFd } from './read.js';
+import { chmodPath, chownPath, closeFd, fsyncFd, openFd, writeFd } from './fs-calls.js';
 
 /** One buffer, or a sequence of chunks produced lazily (an encoder may fail half-way). */
 export type ByteChunks = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
@@ -24,11 +23,6 @@ export type ByteChunks = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8
 const IO_CHUNK = 1 << 30;
 const pending = new Set<string>();
 let counter = 0;
-// node:fs callbacks, not node:fs/promises, which costs a small run milliseconds of start-up.
-const writeFd = promisify(write);
-const fsyncFd = promisify(fsync);
-const chmodPath = promisify(chmod);
-const chownPath = promisify(chown);
 
 function tempPathFor(path: string): string {
   const tag = `${process.pid}.${(counter++).toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
@@ -77,7 +71,8 @@ function createTemp(path: string): { temp: string; fd: number } {
   }
 }
 
-async function writeAllTo(fd: number, data: ByteChunks): Promise<void> {
+/** Writes every chunk of `data` to `fd`, at its offset. */
+export async function writeAllTo(fd: number, data: ByteChunks): Promise<void> {
   for await (const chunk of chunksOf(data)) {
     for (let at = 0; at < chunk.byteLength; ) {
       const length = Math.min(IO_CHUNK, chunk.byteLength - at);
