@@ -1,8 +1,11 @@
 import { removePendingTempFilesSync } from '@tensorops/io/node';
 import type { CliStream } from './cli-io.js';
 import { END_SIGNALS } from './end-signals.js';
+import { EXIT_FAILURE, errorLine } from './exit-codes.js';
 import { run } from './main.js';
 import { closedStdout, stdoutWasClosed } from './stdout-state.js';
+
+const STALLED = 'the command stopped before it finished: nothing it waited for could happen';
 
 // The standard streams are set up on first use: a run that writes its result to a file and
 // prints nothing never loads the stream classes behind them (milliseconds of start-up).
@@ -37,6 +40,17 @@ const endBySignal = (signal: NodeJS.Signals): void => {
 };
 for (const signal of END_SIGNALS) process.on(signal, endBySignal);
 
+// A command whose work waits on something that can no longer happen leaves the event loop
+// empty, and node then ends with status 0, as if it had succeeded. That is a failure, told as
+// one: the temp files of atomic writes go, and the status is 1.
+let finished = false;
+process.once('beforeExit', () => {
+  if (finished) return;
+  removePendingTempFilesSync();
+  process.stderr.write(errorLine(new Error(STALLED), process.env.TENSOROPS_DEBUG === '1'));
+  process.exitCode = EXIT_FAILURE;
+});
+
 // exitCode, not process.exit(): exiting right after a large stdout write truncates piped output.
 run(process.argv.slice(2), {
   // Getters: touching process.stdin sets up a stream (~1 ms) that most runs never read.
@@ -52,5 +66,6 @@ run(process.argv.slice(2), {
   },
   env: process.env,
 }).then((code) => {
+  finished = true;
   process.exitCode = code;
 });

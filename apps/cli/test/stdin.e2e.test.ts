@@ -214,4 +214,39 @@ describe('data on stdin', () => {
     );
     expect(listDir(dir)).toEqual(['d.npy', 'i.npy']);
   });
+
+  it('a pipe copy that never answers: node runs out of work, and that is exit 1 with one line, no output left', () => {
+    const dir = tempDir();
+    const data = join(dir, 'd.npy');
+    const idx = join(dir, 'i.npy');
+    rowsNpy(data, 17000); // 66 MiB and more, thousands of rows picked: copied to a temp file
+    indicesNpy(
+      idx,
+      Array.from({ length: 4000 }, (_, k) => (k * 7919) % 17000),
+    );
+    // A preload replaces the copy worker by one that takes the job and never answers: what a
+    // worker lost without a word would leave. The gather waits on a copy nothing can advance.
+    const preload = join(dir, 'silent-worker.cjs');
+    writeFileSync(
+      preload,
+      `const threads = require('node:worker_threads');
+      const { EventEmitter } = require('node:events');
+      threads.Worker = class extends EventEmitter {
+        postMessage() {}
+        ref() {}
+        unref() {}
+        terminate() { return Promise.resolve(0); }
+      };`,
+    );
+    const r = tensorops(['gather', '-', idx, '-o', join(dir, 'o.npy')], {
+      input: readFileSync(data),
+      nodeArgs: ['--require', preload],
+      env: { TMPDIR: dir },
+    });
+    expect(r.stderr).toBe(
+      'tensorops: error: internal error: the command stopped before it finished: nothing it waited for could happen\n',
+    );
+    expect(r.status).toBe(1);
+    expect(listDir(dir)).toEqual(['d.npy', 'i.npy', 'silent-worker.cjs']);
+  });
 });
