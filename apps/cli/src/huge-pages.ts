@@ -31,7 +31,9 @@ export function wantsHugePages(argv: readonly string[], env: Env): boolean {
 /**
  * A gather command whose first two inputs (data, indices: the first two arguments that name
  * regular files, or `-` for stdin, the output aside) are at least DATA_BYTES and INDEX_BYTES: a
- * cheap stand-in for the plan's size, known before the bundle loads.
+ * cheap stand-in for the plan's size, known before the bundle loads. Data on a pipe is not: its
+ * gather first touches its buffers while it waits for the pipe's copy, so huge pages save it
+ * little, and the second start of node would hold up the pipe (docs/performance.md).
  */
 export function isLargeGather(argv: readonly string[]): boolean {
   const at = argv.findIndex((a) => !a.startsWith('-'));
@@ -44,6 +46,7 @@ export function isLargeGather(argv: readonly string[]): boolean {
     else if (options && (arg === '-o' || arg === '--output')) k++;
     else if (arg === '-') {
       const size = stdinBytes();
+      if (size === Number.POSITIVE_INFINITY && sizes.length === 0) return false;
       if (size >= 0) sizes.push(size);
     } else if (!options || !arg.startsWith('-')) {
       // Option values (`--axis 0`) name no file and are passed over.

@@ -8,6 +8,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -148,6 +149,26 @@ async function poll<T>(find: () => T | undefined): Promise<T | undefined> {
   return undefined;
 }
 
+/** The process of the tree under `pid` that holds a pipe's (unlinked) temp copy open, if any. */
+function holdingSpill(pid: number): number | undefined {
+  return processTree(pid).find((p) => {
+    try {
+      return readdirSync(`/proc/${p}/fd`).some((fd) =>
+        /\/\.tensorops-\d+-\w+\.npy \(deleted\)$/.test(readlinkSync(`/proc/${p}/fd/${fd}`)),
+      );
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Extends `path` with a hole to `bytes` bytes. */
+function sparseTo(path: string, bytes: number): void {
+  const fd = openSync(path, 'r+');
+  ftruncateSync(fd, bytes);
+  closeSync(fd);
+}
+
 /** The process of the tree under `pid` that runs with the tunable, if any yet. */
 function relaunched(pid: number): number | undefined {
   return processTree(pid).find((p) => {
@@ -160,11 +181,13 @@ function relaunched(pid: number): number | undefined {
 }
 
 describe.runIf(hugePagesWork())('the relaunched CLI', () => {
-  it('starts for data on a pipe or socket (size unknown) with large indices, unasked', async () => {
+  it('starts for indices on a pipe or socket (size unknown) with large data, unasked', async () => {
     const dir = tempDir();
-    const ids = zeroIndices(dir, INDEX_BYTES / 8);
+    const data = join(dir, 'data.npy');
+    writeFileSync(data, encodeNpyHeader({ dtype: 'int32', shape: [DATA_BYTES / 4096, 1024] }));
+    sparseTo(data, DATA_BYTES);
     // stdin is a socket that stays open and empty: the CLI waits on it until the signal.
-    const child = spawn(process.execPath, [BIN, 'gather', '-', ids, '-o', join(dir, 'o.npy')], {
+    const child = spawn(process.execPath, [BIN, 'gather', data, '-', '-o', join(dir, 'o.npy')], {
       stdio: ['pipe', 'ignore', 'ignore'],
       env: { PATH: process.env.PATH ?? '' },
     });
@@ -172,6 +195,26 @@ describe.runIf(hugePagesWork())('the relaunched CLI', () => {
     const reader = await poll(() => relaunched(child.pid as number));
     expect(reader).toBeDefined();
     expect(environOf(reader as number).get('GLIBC_TUNABLES')).toBe('glibc.malloc.hugetlb=1');
+    child.kill('SIGTERM');
+    await ended;
+    expect(readdirSync(dir)).toEqual(['data.npy']);
+  });
+
+  it('does not start for data on a pipe: the CLI that copies the pipe is the one the user started', async () => {
+    const dir = tempDir();
+    const ids = zeroIndices(dir, INDEX_BYTES / 8);
+    // A .npy header declaring 64 MiB and more, then nothing: the CLI copies the pipe to a temp
+    // file (its gather picks every row of 4 KiB many times) and waits there for the rest.
+    const child = spawn(process.execPath, [BIN, 'gather', '-', ids, '-o', join(dir, 'o.npy')], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      env: { PATH: process.env.PATH ?? '', TMPDIR: dir },
+    });
+    child.stdin.write(encodeNpyHeader({ dtype: 'int32', shape: [DATA_BYTES / 4096, 1024] }));
+    const ended = new Promise((resolve) => child.on('exit', resolve));
+    const copier = await poll(() => holdingSpill(child.pid as number));
+    expect(copier).toBe(child.pid);
+    expect(processTree(child.pid as number)).toEqual([child.pid]);
+    expect(environOf(child.pid as number).has('GLIBC_TUNABLES')).toBe(false);
     child.kill('SIGTERM');
     await ended;
     expect(readdirSync(dir)).toEqual(['ids.npy']);
