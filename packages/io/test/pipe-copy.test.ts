@@ -40,7 +40,7 @@ function file(): { path: string; fd: number } {
 const updates = (progress: CopyProgress): bigint => new BigInt64Array(progress.shared)[2] as bigint;
 
 describe('startPipeCopier', () => {
-  it('copies a pipe fed 64 KiB at a time with one update per full 1 MiB buffer', async () => {
+  it('copies a pipe fed 64 KiB at a time, publishing its progress once per MiB', async () => {
     const from = fifo();
     const to = file();
     const bytes = 4 << 20;
@@ -57,7 +57,7 @@ describe('startPipeCopier', () => {
     const back = readFileSync(to.path);
     expect(Buffer.compare(back.subarray(0, 3), Buffer.from(first))).toBe(0);
     expect(Buffer.compare(back.subarray(3), Buffer.from(data))).toBe(0);
-    // `first`, four full buffers, the end (worker and copier): one per 64 KiB read would be 64+.
+    // `first`, each of the 4 MiB, the end (worker and copier): one per 64 KiB read would be 64+.
     expect(updates(progress)).toBeLessThanOrEqual(7n);
   });
 
