@@ -398,12 +398,21 @@ function printWhole(r) {
   console.log(
     `\n${r.title}; whole processes, median of ${r.runs} alternating rounds after 1 warm-up (page cache and code cache warm); load average ${fmt(before.load, 1)} -> ${fmt(after.load, 1)}, memcpy ${fmt(before.memcpyGBps, 1)} -> ${fmt(after.memcpyGBps, 1)} GB/s`,
   );
-  const head = ['process', 'wall ms', 'peak RSS MB', 'wall / numpy', 'RSS / numpy'];
+  // The spread of each row's rounds, so that a reader can tell a ratio from the machine's noise.
+  const head = [
+    'process',
+    'wall ms',
+    'rounds min-max',
+    'peak RSS MB',
+    'wall / numpy',
+    'RSS / numpy',
+  ];
   if (node) head.push('wall / node -e 0');
   const body = r.rows.map((p) => {
     const cells = [
       p.label,
       p.verified ? fmt(p.ms, 0) : 'OUTPUT DIFFERS',
+      `${Math.min(...p.all)}-${Math.max(...p.all)}`,
       fmt(p.rssMB, 0),
       p === numpy ? '' : ratio(p.ms, numpy?.ms),
       p === numpy ? '' : ratio(p.rssMB, numpy?.rssMB),
