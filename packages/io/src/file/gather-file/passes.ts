@@ -69,14 +69,17 @@ export async function* passesGather(
   const total = sourceBytes(ctx);
   const windows = Math.ceil(total / windowBytes);
   const blocks = ctx.nbytes / blockBytes;
-  const offsets = new Float64Array(Math.min(chunkBlocks, blocks));
+  // With reused chunks, the window and both chunks share one buffer, so that a block moves with
+  // copyWithin: a native memmove, several times faster than a word loop for short blocks. The two
+  // chunks lie end to end, and the first pass fills both: one pass over the source fewer, and
+  // the one that matters most where the source is still arriving (a pipe's copy).
+  const reuse = options?.reuse === true;
+  const firstSpan = reuse ? 2 * chunkBlocks : chunkBlocks;
+  const offsets = new Float64Array(Math.min(firstSpan, blocks));
   const order = new Int32Array(offsets.length); // chunk block index, bucketed by window
   const starts = new Int32Array(windows + 1);
   // A window reaches one block further, so that a block starting in it is read whole.
   const windowLength = Math.min(total, windowBytes + blockBytes);
-  // With reused chunks, the window and both chunks share one buffer, so that a block moves with
-  // copyWithin: a native memmove, several times faster than a word loop for short blocks.
-  const reuse = options?.reuse === true;
   const chunkLength = Math.min(chunkBlocks, blocks) * blockBytes;
   const arena = new Uint8Array(windowLength + (reuse ? 2 * chunkLength : 0));
   const buf = arena.subarray(0, windowLength);
@@ -91,11 +94,14 @@ export async function* passesGather(
   // blocks are) and in the chunk (both buffers start at offset 0 of their ArrayBuffer).
   const words = blockBytes % 4 === 0 && windowBytes % 4 === 0;
   const buf32 = words && !reuse ? new Int32Array(buf.buffer, 0, buf.length >>> 2) : undefined;
-  for (let first = 0; first < blocks; first += chunkBlocks) {
-    const count = Math.min(chunkBlocks, blocks - first);
+  for (let first = 0; first < blocks; ) {
+    const count = Math.min(first === 0 ? firstSpan : chunkBlocks, blocks - first);
     sourceOffsets(ctx, first, offsets, count);
     // Counting sort of the chunk's blocks by window; ZERO_FILL blocks are zeroed here instead.
-    const out = allocate(count * blockBytes);
+    const out =
+      count > chunkBlocks
+        ? arena.subarray(windowLength, windowLength + count * blockBytes)
+        : allocate(count * blockBytes);
     starts.fill(0);
     for (let i = 0; i < count; i++) {
       const at = offsets[i] as number;
@@ -138,7 +144,15 @@ export async function* passesGather(
           else copyElement(buf, s, out, d, blockBytes);
         }
     }
-    yield out;
+    first += count;
+    if (count <= chunkBlocks) {
+      yield out;
+      continue;
+    }
+    // Both reused chunks at once: the first is written first, so it is the next to refill.
+    yield out.subarray(0, chunkBlocks * blockBytes);
+    yield out.subarray(chunkBlocks * blockBytes);
+    turn = 1;
   }
 }
 
