@@ -74,7 +74,7 @@ function fileBytes(path: string): number {
   }
 }
 
-/** A file's size; a pipe's is unknown, and taken as large (its data may be anything). */
+/** A file's size; a pipe's or socket's is unknown: Infinity (its data may be anything). */
 function stdinBytes(): number {
   try {
     const s = fstatSync(0);

@@ -133,9 +133,7 @@ function zeroIndices(dir: string, count: number): string {
   const path = join(dir, 'ids.npy');
   const header = encodeNpyHeader({ dtype: 'int64', shape: [count] });
   writeFileSync(path, header);
-  const fd = openSync(path, 'r+');
-  ftruncateSync(fd, header.byteLength + count * 8);
-  closeSync(fd);
+  sparseTo(path, header.byteLength + count * 8);
   return path;
 }
 
