@@ -1,16 +1,16 @@
 // Passes: dense picks from a large source, with no byte of it held in fresh memory. The output is
 // produced in large chunks; for each chunk, the windows of the source that hold its blocks are
-// read in file order into one reused buffer, and the blocks are copied to their places in the
-// chunk. Memory is two output chunks and one window, all reused; the price is one read of the
-// touched windows per chunk, from the page cache. First-touch page faults cost far more per byte
-// than page-cache reads into memory already faulted in (docs/performance.md), so this beats
-// reading a large source whole.
+// read in file order into reused buffers, and the blocks are copied to their places in the
+// chunk. Memory is two output chunks and one or two windows, all reused; the price is one read
+// of the touched windows per chunk, from the page cache. First-touch page faults cost far more
+// per byte than page-cache reads into memory already faulted in (docs/performance.md), so this
+// beats reading a large source whole.
 
 import { copyElement, ZERO_FILL } from '@tensorops/core/internal';
 import { swapBytesInPlace } from '../../layout.js';
 import type { ChunkOptions } from '../tensor-stream.js';
 import type { RunContext } from './context.js';
-import { readWindow } from './reads.js';
+import { readWindow, runReads } from './reads.js';
 import { sourceOffset } from './sweep.js';
 
 /** Blocks at least this long are copied with one TypedArray.set (memmove) rather than word by word. */
@@ -81,26 +81,29 @@ export async function* passesGather(
   // A window reaches one block further, so that a block starting in it is read whole.
   const windowLength = Math.min(total, windowBytes + blockBytes);
   const chunkLength = Math.min(chunkBlocks, blocks) * blockBytes;
-  const arena = new Uint8Array(windowLength + (reuse ? 2 * chunkLength : 0));
-  const buf = arena.subarray(0, windowLength);
+  // The window slots come first: two when one is read while the blocks of the other move.
+  const slots = readsAhead(ctx) ? 2 : 1;
+  const chunksAt = slots * windowLength;
+  const arena = new Uint8Array(chunksAt + (reuse ? 2 * chunkLength : 0));
+  const windowReader = new PassWindows(ctx, arena, slots, windowBytes, windowLength, total);
   let turn = 0;
   const allocate = (length: number): Uint8Array => {
     if (!reuse) return new Uint8Array(length);
     turn ^= 1;
-    const at = windowLength + turn * chunkLength;
+    const at = chunksAt + turn * chunkLength;
     return arena.subarray(at, at + length);
   };
   // Word copies where every block offset is a multiple of 4: in the window (window starts and
   // blocks are) and in the chunk (both buffers start at offset 0 of their ArrayBuffer).
   const words = blockBytes % 4 === 0 && windowBytes % 4 === 0;
-  const buf32 = words && !reuse ? new Int32Array(buf.buffer, 0, buf.length >>> 2) : undefined;
+  const windows32 = words && !reuse ? new Int32Array(arena.buffer, 0, chunksAt >>> 2) : undefined;
   for (let first = 0; first < blocks; ) {
     const count = Math.min(first === 0 ? firstSpan : chunkBlocks, blocks - first);
     sourceOffsets(ctx, first, offsets, count);
     // Counting sort of the chunk's blocks by window; ZERO_FILL blocks are zeroed here instead.
     const out =
       count > chunkBlocks
-        ? arena.subarray(windowLength, windowLength + count * blockBytes)
+        ? arena.subarray(chunksAt, chunksAt + count * blockBytes)
         : allocate(count * blockBytes);
     starts.fill(0);
     for (let i = 0; i < count; i++) {
@@ -124,24 +127,19 @@ export async function* passesGather(
     }
     const out32 =
       words && !reuse ? new Int32Array(out.buffer, out.byteOffset, out.length >>> 2) : undefined;
-    for (let w = 0; w < windows; w++) {
-      if (starts[w] === starts[w + 1]) continue;
-      const start = w * windowBytes;
-      const view = buf.subarray(0, Math.min(total, start + windowBytes + blockBytes) - start);
-      await readWindow(ctx, view, ctx.offset + start);
-      swapBytesInPlace(view, ctx.swapUnit);
+    for await (const { w, base } of windowReader.pass(starts)) {
       const from = starts[w] as number;
       const to = starts[w + 1] as number;
-      if (reuse) moveBlocks(arena, order, offsets, from, to, start, out.byteOffset, blockBytes);
+      if (reuse) moveBlocks(arena, order, offsets, from, to, base, out.byteOffset, blockBytes);
       else
         for (let slot = from; slot < to; slot++) {
           const i = order[slot] as number;
-          const s = (offsets[i] as number) - start;
+          const s = (offsets[i] as number) - base;
           const d = i * blockBytes;
-          if (blockBytes >= LONG_BLOCK_BYTES) out.set(buf.subarray(s, s + blockBytes), d);
-          else if (buf32 !== undefined && out32 !== undefined)
-            copyElement(buf32, s >>> 2, out32, d >>> 2, blockBytes >>> 2);
-          else copyElement(buf, s, out, d, blockBytes);
+          if (blockBytes >= LONG_BLOCK_BYTES) out.set(arena.subarray(s, s + blockBytes), d);
+          else if (windows32 !== undefined && out32 !== undefined)
+            copyElement(windows32, s >>> 2, out32, d >>> 2, blockBytes >>> 2);
+          else copyElement(arena, s, out, d, blockBytes);
         }
     }
     first += count;
@@ -157,9 +155,78 @@ export async function* passesGather(
 }
 
 /**
- * Moves the blocks of order[from, to) from the window at the start of `arena` to their places in
- * the chunk at `chunkAt` of the same buffer: block i is at offsets[i] - windowStart in the window
- * and goes to chunkAt + i * blockBytes. One copyWithin each, a native memmove.
+ * Whether a pass reads its next window ahead, on a libuv thread, so that the page-cache copy runs
+ * on another core while the blocks of the window before move: for a file whole on local disk. A
+ * source still arriving (a pipe's spill) is read a window at a time, synchronously once whole:
+ * reading it ahead measured slower (docs/performance.md).
+ */
+function readsAhead(ctx: RunContext): boolean {
+  return ctx.file.readAtSync !== undefined && ctx.file.readMany === undefined;
+}
+
+/**
+ * The windows a pass needs (those with blocks in `starts`), read in file order into the window
+ * slots at the start of the arena (two when reading ahead, else one), byte-swapped if the file's
+ * order asks.
+ */
+class PassWindows {
+  private readonly ahead: boolean;
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly arena: Uint8Array,
+    slots: number,
+    private readonly windowBytes: number,
+    private readonly windowLength: number,
+    private readonly total: number,
+  ) {
+    this.ahead = slots === 2;
+  }
+
+  /** Each needed window once it is read: `w`, and `base` (a source offset minus it is the arena index). */
+  async *pass(starts: Int32Array): AsyncIterable<{ w: number; base: number }> {
+    const windows = starts.length - 1;
+    let ahead: Promise<void> | undefined; // the read of window w, started during the last move
+    for (let w = nextWindow(starts, -1), slot = 0; w < windows; slot = this.ahead ? slot ^ 1 : 0) {
+      await (ahead ?? this.read(w, slot));
+      const after = nextWindow(starts, w);
+      ahead = this.ahead && after < windows ? this.read(after, slot ^ 1) : undefined;
+      const at = slot * this.windowLength;
+      swapBytesInPlace(this.arena.subarray(at, at + this.spanOf(w)), this.ctx.swapUnit);
+      yield { w, base: w * this.windowBytes - at };
+      w = after;
+    }
+  }
+
+  private spanOf(w: number): number {
+    const start = w * this.windowBytes;
+    // A window reaches one block further, so that a block starting in it is read whole.
+    return Math.min(this.total, start + this.windowLength) - start;
+  }
+
+  private read(w: number, slot: number): Promise<void> {
+    const position = this.ctx.offset + w * this.windowBytes;
+    const at = slot * this.windowLength;
+    const target = this.arena.subarray(at, at + this.spanOf(w));
+    if (!this.ahead) return readWindow(this.ctx, target, position);
+    const read = runReads(this.ctx, [{ position, target }]);
+    read.catch(() => {}); // awaited by the next step; a pass left early must not leave it unhandled
+    return read;
+  }
+}
+
+/** The first window after `w` that holds blocks of the chunk (starts[k] < starts[k + 1]). */
+function nextWindow(starts: Int32Array, w: number): number {
+  const windows = starts.length - 1;
+  let next = w + 1;
+  while (next < windows && starts[next] === starts[next + 1]) next++;
+  return next;
+}
+
+/**
+ * Moves the blocks of order[from, to) from a window slot of `arena` to their places in the chunk
+ * at `chunkAt` of the same buffer: block i is at offsets[i] - base in the arena and goes to
+ * chunkAt + i * blockBytes. One copyWithin each, a native memmove.
  */
 function moveBlocks(
   arena: Uint8Array,
@@ -167,13 +234,13 @@ function moveBlocks(
   offsets: Float64Array,
   from: number,
   to: number,
-  windowStart: number,
+  base: number,
   chunkAt: number,
   blockBytes: number,
 ): void {
   for (let slot = from; slot < to; slot++) {
     const i = order[slot] as number;
-    const s = (offsets[i] as number) - windowStart;
+    const s = (offsets[i] as number) - base;
     arena.copyWithin(chunkAt + i * blockBytes, s, s + blockBytes);
   }
 }
