@@ -26,9 +26,25 @@ export function passSizes(ctx: RunContext): { chunkBlocks: number; windowBytes: 
   return { chunkBlocks, windowBytes };
 }
 
-/** Source offsets of output blocks [from, from + into.length) into `into` (see sourceOffset). */
+/** Source offsets of output blocks [from, from + count) into `into` (see sourceOffset). */
 function sourceOffsets(ctx: RunContext, from: number, into: Float64Array, count: number): void {
-  for (let i = 0; i < count; i++) into[i] = sourceOffset(ctx.plan, from + i);
+  const { outer, axisSize, perBatch, blockBytes, positions } = ctx.plan;
+  if (outer !== 1) {
+    for (let i = 0; i < count; i++) into[i] = sourceOffset(ctx.plan, from + i);
+    return;
+  }
+  // With one outer row, block k reads position k of batch row floor(k / perBatch): a running row
+  // instead of two divisions per block.
+  let row = Math.floor(from / perBatch);
+  let rowEnd = (row + 1) * perBatch;
+  for (let i = 0, k = from; i < count; i++, k++) {
+    if (k === rowEnd) {
+      row++;
+      rowEnd += perBatch;
+    }
+    const p = positions[k] as number;
+    into[i] = p === ZERO_FILL ? ZERO_FILL : (row * axisSize + p) * blockBytes;
+  }
 }
 
 /** How many source windows the chunks of a passes run read, in all (for the cost model). */
@@ -96,51 +112,22 @@ export async function* passesGather(
   // Word copies where every block offset is a multiple of 4: in the window (window starts and
   // blocks are) and in the chunk (both buffers start at offset 0 of their ArrayBuffer).
   const words = blockBytes % 4 === 0 && windowBytes % 4 === 0;
-  const windows32 = words && !reuse ? new Int32Array(arena.buffer, 0, chunksAt >>> 2) : undefined;
+  const arena32 = words && !reuse ? new Int32Array(arena.buffer, 0, chunksAt >>> 2) : undefined;
   for (let first = 0; first < blocks; ) {
     const count = Math.min(first === 0 ? firstSpan : chunkBlocks, blocks - first);
-    sourceOffsets(ctx, first, offsets, count);
-    // Counting sort of the chunk's blocks by window; ZERO_FILL blocks are zeroed here instead.
     const out =
       count > chunkBlocks
         ? arena.subarray(chunksAt, chunksAt + count * blockBytes)
         : allocate(count * blockBytes);
-    starts.fill(0);
-    for (let i = 0; i < count; i++) {
-      const at = offsets[i] as number;
-      if (at === ZERO_FILL) out.fill(0, i * blockBytes, (i + 1) * blockBytes);
-      else {
-        const w = Math.floor(at / windowBytes) + 1;
-        starts[w] = (starts[w] as number) + 1;
-      }
-    }
-    for (let w = 0; w < windows; w++)
-      starts[w + 1] = (starts[w + 1] as number) + (starts[w] as number);
-    const next = starts.slice(0, windows);
-    for (let i = 0; i < count; i++) {
-      const at = offsets[i] as number;
-      if (at === ZERO_FILL) continue;
-      const w = Math.floor(at / windowBytes);
-      const slot = next[w] as number;
-      next[w] = slot + 1;
-      order[slot] = i;
-    }
+    sourceOffsets(ctx, first, offsets, count);
+    bucketByWindow(offsets, count, windowBytes, starts, order, out, blockBytes);
     const out32 =
       words && !reuse ? new Int32Array(out.buffer, out.byteOffset, out.length >>> 2) : undefined;
     for await (const { w, base } of windowReader.pass(starts)) {
       const from = starts[w] as number;
       const to = starts[w + 1] as number;
       if (reuse) moveBlocks(arena, order, offsets, from, to, base, out.byteOffset, blockBytes);
-      else
-        for (let slot = from; slot < to; slot++) {
-          const i = order[slot] as number;
-          const s = (offsets[i] as number) - base;
-          const d = i * blockBytes;
-          if (blockBytes >= LONG_BLOCK_BYTES) out.set(arena.subarray(s, s + blockBytes), d);
-          else if (windows32 !== undefined && out32 !== undefined)
-            copyElement(windows32, s >>> 2, out32, d >>> 2, blockBytes >>> 2);
-          else copyElement(arena, s, out, d, blockBytes);
-        }
+      else copyBlocks(arena, arena32, out, out32, order, offsets, from, to, base, blockBytes);
     }
     first += count;
     if (count <= chunkBlocks) {
@@ -221,6 +208,74 @@ function nextWindow(starts: Int32Array, w: number): number {
   let next = w + 1;
   while (next < windows && starts[next] === starts[next + 1]) next++;
   return next;
+}
+
+// The loops over a chunk's blocks are functions of their own, out of the async generator: inline
+// there, the sort's loops took 2-3 times as long (docs/performance.md).
+
+/**
+ * Counting sort of a chunk's blocks by the source window that holds them: afterwards the blocks of
+ * window w are order[starts[w], starts[w + 1]), in output order. ZERO_FILL blocks are zeroed in
+ * `out` instead.
+ */
+function bucketByWindow(
+  offsets: Float64Array,
+  count: number,
+  windowBytes: number,
+  starts: Int32Array,
+  order: Int32Array,
+  out: Uint8Array,
+  blockBytes: number,
+): void {
+  const windows = starts.length - 1;
+  starts.fill(0);
+  for (let i = 0; i < count; i++) {
+    const at = offsets[i] as number;
+    if (at === ZERO_FILL) out.fill(0, i * blockBytes, (i + 1) * blockBytes);
+    else {
+      const w = Math.floor(at / windowBytes) + 1;
+      starts[w] = (starts[w] as number) + 1;
+    }
+  }
+  for (let w = 0; w < windows; w++)
+    starts[w + 1] = (starts[w + 1] as number) + (starts[w] as number);
+  const next = starts.slice(0, windows);
+  for (let i = 0; i < count; i++) {
+    const at = offsets[i] as number;
+    if (at === ZERO_FILL) continue;
+    const w = Math.floor(at / windowBytes);
+    const slot = next[w] as number;
+    next[w] = slot + 1;
+    order[slot] = i;
+  }
+}
+
+/**
+ * Copies the blocks of order[from, to) from a window slot of `arena` to their places in a fresh
+ * chunk `out`: block i is at offsets[i] - base in the arena and goes to i * blockBytes. Word
+ * copies when both views are given, one TypedArray.set for long blocks.
+ */
+function copyBlocks(
+  arena: Uint8Array,
+  arena32: Int32Array | undefined,
+  out: Uint8Array,
+  out32: Int32Array | undefined,
+  order: Int32Array,
+  offsets: Float64Array,
+  from: number,
+  to: number,
+  base: number,
+  blockBytes: number,
+): void {
+  for (let slot = from; slot < to; slot++) {
+    const i = order[slot] as number;
+    const s = (offsets[i] as number) - base;
+    const d = i * blockBytes;
+    if (blockBytes >= LONG_BLOCK_BYTES) out.set(arena.subarray(s, s + blockBytes), d);
+    else if (arena32 !== undefined && out32 !== undefined)
+      copyElement(arena32, s >>> 2, out32, d >>> 2, blockBytes >>> 2);
+    else copyElement(arena, s, out, d, blockBytes);
+  }
 }
 
 /**
