@@ -442,6 +442,16 @@ function printWhole(r) {
         `W8 pipe row minus file row: ${fmt(pipe.ms - ours.ms, 0)} ms; the pipe copy alone: ${fmt(copy.ms, 0)} ms`,
       );
     }
+    // Node's start plus the bytes' I/O, done one after the other: what the file row cannot go below
+    // without overlapping them, set against the time the numpy target allows.
+    const start = r.rows.find((p) => p.role === 'start');
+    const io = r.rows.find((p) => p.role === 'io');
+    if (start && io && numpy) {
+      const floor = start.ms + io.ms;
+      checks.push(
+        `W8 node's start + the I/O alone: ${fmt(start.ms, 0)} + ${fmt(io.ms, 0)} = ${fmt(floor, 0)} ms, ${fmt(floor / numpy.ms)}x numpy (the target allows ${fmt(0.8 * numpy.ms, 0)} ms)`,
+      );
+    }
   }
   console.log(checks.map((c) => `- ${c}`).join('\n'));
 }

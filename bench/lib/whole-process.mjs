@@ -132,8 +132,10 @@ export function tinyProcs({ dir, python }) {
 }
 
 /**
- * W8: W1's data and indices as .npy files, gathered file to file, from stdin and from a pipe, and
- * the pipe's copy alone (`cat | cat > file`), the part of the pipe row a gather cannot avoid.
+ * W8: W1's data and indices as .npy files, gathered file to file, from stdin and from a pipe; the
+ * pipe's copy alone (`cat | cat > file`), the part of the pipe row a gather cannot avoid; and the
+ * parts of any file-to-file gather in Node: node's start, and one read of the data with one write
+ * of as many bytes to a new file (`cat data > file`).
  */
 export function w8Procs({ dir, python }) {
   const data = join(dir, 'data.npy');
@@ -164,6 +166,22 @@ export function w8Procs({ dir, python }) {
       { ...env, DATA: data },
       out('copy'),
       'copy',
+      false,
+    ),
+    proc(
+      "node -e 0 (node's start, for reference)",
+      [process.execPath, '-e', '0'],
+      env,
+      null,
+      'start',
+    ),
+    // W8's output is as large as its data: the bytes any gather reads and writes, with no gather.
+    proc(
+      'cat data.npy > copy.npy (the I/O alone, for reference)',
+      ['sh', '-c', 'cat "$DATA" > "$0"', out('io')],
+      { ...env, DATA: data },
+      out('io'),
+      'io',
       false,
     ),
     proc(
