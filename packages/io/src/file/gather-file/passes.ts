@@ -98,10 +98,10 @@ export async function* passesGather(
   const windowLength = Math.min(total, windowBytes + blockBytes);
   const chunkLength = Math.min(chunkBlocks, blocks) * blockBytes;
   // The window slots come first: two when one is read while the blocks of the other move.
-  const slots = readsAhead(ctx) ? 2 : 1;
-  const chunksAt = slots * windowLength;
+  const ahead = readsAhead(ctx);
+  const chunksAt = (ahead ? 2 : 1) * windowLength;
   const arena = new Uint8Array(chunksAt + (reuse ? 2 * chunkLength : 0));
-  const windowReader = new PassWindows(ctx, arena, slots, windowBytes, windowLength, total);
+  const windowReader = new PassWindows(ctx, arena, ahead, windowBytes, windowLength, total);
   let turn = 0;
   const allocate = (length: number): Uint8Array => {
     if (!reuse) return new Uint8Array(length);
@@ -109,8 +109,8 @@ export async function* passesGather(
     const at = chunksAt + turn * chunkLength;
     return arena.subarray(at, at + length);
   };
-  // Word copies where every block offset is a multiple of 4: in the window (window starts and
-  // blocks are) and in the chunk (both buffers start at offset 0 of their ArrayBuffer).
+  // Word copies where every block offset is a multiple of 4: in the window slots (slots, window
+  // starts and blocks are) and in the chunk (both buffers start at offset 0 of their ArrayBuffer).
   const words = blockBytes % 4 === 0 && windowBytes % 4 === 0;
   const arena32 = words && !reuse ? new Int32Array(arena.buffer, 0, chunksAt >>> 2) : undefined;
   for (let first = 0; first < blocks; ) {
@@ -157,27 +157,23 @@ function readsAhead(ctx: RunContext): boolean {
  * order asks.
  */
 class PassWindows {
-  private readonly ahead: boolean;
-
   constructor(
     private readonly ctx: RunContext,
     private readonly arena: Uint8Array,
-    slots: number,
+    private readonly ahead: boolean,
     private readonly windowBytes: number,
     private readonly windowLength: number,
     private readonly total: number,
-  ) {
-    this.ahead = slots === 2;
-  }
+  ) {}
 
   /** Each needed window once it is read: `w`, and `base` (a source offset minus it is the arena index). */
   async *pass(starts: Int32Array): AsyncIterable<{ w: number; base: number }> {
     const windows = starts.length - 1;
-    let ahead: Promise<void> | undefined; // the read of window w, started during the last move
+    let pending: Promise<void> | undefined; // the read of window w, started during the last move
     for (let w = nextWindow(starts, -1), slot = 0; w < windows; slot = this.ahead ? slot ^ 1 : 0) {
-      await (ahead ?? this.read(w, slot));
+      await (pending ?? this.read(w, slot));
       const after = nextWindow(starts, w);
-      ahead = this.ahead && after < windows ? this.read(after, slot ^ 1) : undefined;
+      pending = this.ahead && after < windows ? this.read(after, slot ^ 1) : undefined;
       const at = slot * this.windowLength;
       swapBytesInPlace(this.arena.subarray(at, at + this.spanOf(w)), this.ctx.swapUnit);
       yield { w, base: w * this.windowBytes - at };
