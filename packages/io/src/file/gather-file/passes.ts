@@ -1,10 +1,10 @@
 // Passes: dense picks from a large source, with no byte of it held in fresh memory. The output is
-// produced in large chunks; for each chunk, the windows of the source that hold its blocks are
-// read in file order into reused buffers, and the blocks are copied to their places in the
-// chunk. Memory is two output chunks and one or two windows, all reused; the price is one read
-// of the touched windows per chunk, from the page cache. First-touch page faults cost far more
-// per byte than page-cache reads into memory already faulted in (docs/performance.md), so this
-// beats reading a large source whole.
+// produced in large chunks; for each pass (one or two chunks), the windows of the source that hold
+// its blocks are read in file order into reused buffers, and the blocks are copied to their places
+// in the chunks. Memory is two or three output chunks and one or two windows, all reused; the
+// price is one read of the touched windows per pass, from the page cache. First-touch page faults
+// cost far more per byte than page-cache reads into memory already faulted in
+// (docs/performance.md), so this beats reading a large source whole.
 
 import { copyElement, ZERO_FILL } from '@tensorops/core/internal';
 import { swapBytesInPlace } from '../../layout.js';
@@ -47,15 +47,19 @@ function sourceOffsets(ctx: RunContext, from: number, into: Float64Array, count:
   }
 }
 
-/** How many source windows the chunks of a passes run read, in all (for the cost model). */
+/**
+ * How many source windows a passes run over a local file reads, in all, each pass filling two
+ * chunks (for the cost model).
+ */
 export function passReads(ctx: RunContext): number {
   const { chunkBlocks, windowBytes } = passSizes(ctx);
   const blocks = ctx.nbytes / ctx.plan.blockBytes;
-  const offsets = new Float64Array(Math.min(chunkBlocks, blocks));
+  const span = 2 * chunkBlocks;
+  const offsets = new Float64Array(Math.min(span, blocks));
   const seen = new Float64Array(Math.ceil(sourceBytes(ctx) / windowBytes)).fill(-1);
   let reads = 0;
-  for (let first = 0; first < blocks; first += chunkBlocks) {
-    const count = Math.min(chunkBlocks, blocks - first);
+  for (let first = 0; first < blocks; first += span) {
+    const count = Math.min(span, blocks - first);
     sourceOffsets(ctx, first, offsets, count);
     for (let i = 0; i < count; i++) {
       const at = offsets[i] as number;
@@ -85,59 +89,99 @@ export async function* passesGather(
   const total = sourceBytes(ctx);
   const windows = Math.ceil(total / windowBytes);
   const blocks = ctx.nbytes / blockBytes;
-  // With reused chunks, the window and both chunks share one buffer, so that a block moves with
-  // copyWithin: a native memmove, several times faster than a word loop for short blocks. The two
-  // chunks lie end to end, and the first pass fills both: one pass over the source fewer, and
-  // the one that matters most where the source is still arriving (a pipe's copy).
+  // With reused chunks, the windows and the chunks share one buffer, so that a block moves with
+  // copyWithin: a native memmove, several times faster than a word loop for short blocks. The
+  // chunks take turns in a ring, output chunk k in chunk k % ring; a pass fills up to ring - 1 of
+  // them, as the consumer may still hold the one handed out last (output-chunks.ts hands out one
+  // ahead), never one before it. A pass that fills two chunks reads the source once for both.
+  // Three chunks where the next window is read ahead; two for a source still arriving, whose
+  // first pass alone fills two (three measured slower there, docs/performance.md).
   const reuse = options?.reuse === true;
-  const firstSpan = reuse ? 2 * chunkBlocks : chunkBlocks;
-  const offsets = new Float64Array(Math.min(firstSpan, blocks));
-  const order = new Int32Array(offsets.length); // chunk block index, bucketed by window
+  const ahead = readsAhead(ctx);
+  const ring = ahead ? 3 : 2;
+  const offsets = new Float64Array(Math.min((reuse ? 2 : 1) * chunkBlocks, blocks));
+  const order = new Int32Array(offsets.length); // the pass's block index, bucketed by window
   const starts = new Int32Array(windows + 1);
   // A window reaches one block further, so that a block starting in it is read whole.
   const windowLength = Math.min(total, windowBytes + blockBytes);
   const chunkLength = Math.min(chunkBlocks, blocks) * blockBytes;
   // The window slots come first: two when one is read while the blocks of the other move.
-  const ahead = readsAhead(ctx);
   const chunksAt = (ahead ? 2 : 1) * windowLength;
-  const arena = new Uint8Array(chunksAt + (reuse ? 2 * chunkLength : 0));
+  const arena = new Uint8Array(chunksAt + (reuse ? ring * chunkLength : 0));
   const windowReader = new PassWindows(ctx, arena, ahead, windowBytes, windowLength, total);
-  let turn = 0;
-  const allocate = (length: number): Uint8Array => {
-    if (!reuse) return new Uint8Array(length);
-    turn ^= 1;
-    const at = chunksAt + turn * chunkLength;
-    return arena.subarray(at, at + length);
-  };
   // Word copies where every block offset is a multiple of 4: in the window slots (slots, window
   // starts and blocks are) and in the chunk (both buffers start at offset 0 of their ArrayBuffer).
   const words = blockBytes % 4 === 0 && windowBytes % 4 === 0;
   const arena32 = words && !reuse ? new Int32Array(arena.buffer, 0, chunksAt >>> 2) : undefined;
-  for (let first = 0; first < blocks; ) {
-    const count = Math.min(first === 0 ? firstSpan : chunkBlocks, blocks - first);
-    const out =
-      count > chunkBlocks
-        ? arena.subarray(chunksAt, chunksAt + count * blockBytes)
-        : allocate(count * blockBytes);
+  for (let first = 0, k = 0; first < blocks; ) {
+    // Output chunks [k, k + perPass) this pass.
+    const perPass = reuse && (k === 0 || ring === 3) ? 2 : 1;
+    const count = Math.min(perPass * chunkBlocks, blocks - first);
     sourceOffsets(ctx, first, offsets, count);
-    bucketByWindow(offsets, count, windowBytes, starts, order, out, blockBytes);
-    const out32 =
-      words && !reuse ? new Int32Array(out.buffer, out.byteOffset, out.length >>> 2) : undefined;
-    for await (const { w, base } of windowReader.pass(starts)) {
-      const from = starts[w] as number;
-      const to = starts[w + 1] as number;
-      if (reuse) moveBlocks(arena, order, offsets, from, to, base, out.byteOffset, blockBytes);
-      else copyBlocks(arena, arena32, out, out32, order, offsets, from, to, base, blockBytes);
-    }
+    bucketByWindow(offsets, count, windowBytes, starts, order);
     first += count;
-    if (count <= chunkBlocks) {
+    if (!reuse) {
+      const out = new Uint8Array(count * blockBytes); // zeroed: ZERO_FILL blocks need nothing
+      const out32 = words ? new Int32Array(out.buffer, 0, out.length >>> 2) : undefined;
+      for await (const { w, base } of windowReader.pass(starts)) {
+        const from = starts[w] as number;
+        const to = starts[w + 1] as number;
+        copyBlocks(arena, arena32, out, out32, order, offsets, from, to, base, blockBytes);
+      }
       yield out;
       continue;
     }
-    // Both reused chunks at once: the first is written first, so it is the next to refill.
-    yield out.subarray(0, chunkBlocks * blockBytes);
-    yield out.subarray(chunkBlocks * blockBytes);
-    turn = 1;
+    // Blocks [0, chunkBlocks) of the pass go to output chunk k, the rest to k + 1.
+    const to: ChunkPair = {
+      firstAt: chunksAt + (k % ring) * chunkLength,
+      secondAt: chunksAt + ((k + 1) % ring) * chunkLength,
+      split: chunkBlocks,
+    };
+    k += perPass;
+    if (ctx.zeroFill) zeroFillBlocks(arena, offsets, count, to, blockBytes);
+    for await (const { w, base } of windowReader.pass(starts)) {
+      moveBlocks(
+        arena,
+        order,
+        offsets,
+        starts[w] as number,
+        starts[w + 1] as number,
+        base,
+        to,
+        blockBytes,
+      );
+    }
+    const firstCount = Math.min(count, chunkBlocks);
+    yield arena.subarray(to.firstAt, to.firstAt + firstCount * blockBytes);
+    if (count > firstCount)
+      yield arena.subarray(to.secondAt, to.secondAt + (count - firstCount) * blockBytes);
+  }
+}
+
+/** Where a pass's blocks go in the arena: block i < split to firstAt, the rest to secondAt. */
+interface ChunkPair {
+  readonly firstAt: number;
+  readonly secondAt: number;
+  readonly split: number;
+}
+
+/** Arena index of block i of a pass (see ChunkPair). */
+function placeOf(i: number, to: ChunkPair, blockBytes: number): number {
+  return i < to.split ? to.firstAt + i * blockBytes : to.secondAt + (i - to.split) * blockBytes;
+}
+
+/** Zeroes the ZERO_FILL blocks of a pass in its reused chunks, which hold an earlier pass's bytes. */
+function zeroFillBlocks(
+  arena: Uint8Array,
+  offsets: Float64Array,
+  count: number,
+  to: ChunkPair,
+  blockBytes: number,
+): void {
+  for (let i = 0; i < count; i++) {
+    if (offsets[i] !== ZERO_FILL) continue;
+    const d = placeOf(i, to, blockBytes);
+    arena.fill(0, d, d + blockBytes);
   }
 }
 
@@ -210,9 +254,8 @@ function nextWindow(starts: Int32Array, w: number): number {
 // there, the sort's loops took 2-3 times as long (docs/performance.md).
 
 /**
- * Counting sort of a chunk's blocks by the source window that holds them: afterwards the blocks of
- * window w are order[starts[w], starts[w + 1]), in output order. ZERO_FILL blocks are zeroed in
- * `out` instead.
+ * Counting sort of a pass's blocks by the source window that holds them: afterwards the blocks of
+ * window w are order[starts[w], starts[w + 1]), in output order. ZERO_FILL blocks are left out.
  */
 function bucketByWindow(
   offsets: Float64Array,
@@ -220,18 +263,14 @@ function bucketByWindow(
   windowBytes: number,
   starts: Int32Array,
   order: Int32Array,
-  out: Uint8Array,
-  blockBytes: number,
 ): void {
   const windows = starts.length - 1;
   starts.fill(0);
   for (let i = 0; i < count; i++) {
     const at = offsets[i] as number;
-    if (at === ZERO_FILL) out.fill(0, i * blockBytes, (i + 1) * blockBytes);
-    else {
-      const w = Math.floor(at / windowBytes) + 1;
-      starts[w] = (starts[w] as number) + 1;
-    }
+    if (at === ZERO_FILL) continue;
+    const w = Math.floor(at / windowBytes) + 1;
+    starts[w] = (starts[w] as number) + 1;
   }
   for (let w = 0; w < windows; w++)
     starts[w + 1] = (starts[w + 1] as number) + (starts[w] as number);
@@ -275,9 +314,9 @@ function copyBlocks(
 }
 
 /**
- * Moves the blocks of order[from, to) from a window slot of `arena` to their places in the chunk
- * at `chunkAt` of the same buffer: block i is at offsets[i] - base in the arena and goes to
- * chunkAt + i * blockBytes. One copyWithin each, a native memmove.
+ * Moves the blocks of order[from, to) from a window slot of `arena` to their places in the pass's
+ * chunks in the same buffer: block i is at offsets[i] - base in the arena and goes to
+ * placeOf(i). One copyWithin each, a native memmove.
  */
 function moveBlocks(
   arena: Uint8Array,
@@ -286,12 +325,12 @@ function moveBlocks(
   from: number,
   to: number,
   base: number,
-  chunkAt: number,
+  chunks: ChunkPair,
   blockBytes: number,
 ): void {
   for (let slot = from; slot < to; slot++) {
     const i = order[slot] as number;
     const s = (offsets[i] as number) - base;
-    arena.copyWithin(chunkAt + i * blockBytes, s, s + blockBytes);
+    arena.copyWithin(placeOf(i, chunks, blockBytes), s, s + blockBytes);
   }
 }

@@ -54,9 +54,10 @@ export function pickMode(ctx: RunContext): FileGatherMode {
   // The next two only pay for their pass over the positions when they could win.
   const passes = passSizes(ctx);
   const passChunk = Math.min(passes.chunkBlocks * blockBytes, ctx.nbytes);
-  const passHeld = 2 * passChunk + passes.windowBytes;
+  // Over a local file: three chunks and two windows, each pass filling two chunks.
+  const passHeld = 3 * passChunk + 2 * passes.windowBytes;
   // More than one pass rereads the source: only from one that the page cache can hold.
-  const onePass = passChunk === ctx.nbytes;
+  const onePass = 2 * passChunk >= ctx.nbytes;
   if (
     blockBytes <= passes.windowBytes &&
     (onePass || batch * outer * regionBytes <= budget) &&
