@@ -33,7 +33,8 @@ export interface FileGatherStream extends TensorStream {
 export interface FileGatherOptions extends GatherOptions {
   /**
    * Output chunk size in bytes (default 8 MiB): the memory the executor holds. The passes
-   * strategy holds chunks four times as large and reads windows half as large.
+   * strategy hands out chunks four times as large (and holds up to three of them, reused) and
+   * reads windows half as large.
    */
   readonly chunkBytes?: number;
   /** Reads in flight at once (default 16). */
