@@ -111,6 +111,10 @@ const numpyProc = (python, data, indices, out) =>
     'numpy',
   );
 
+/** `node -e 0`: node's own start, what any tensorops process pays first. */
+const nodeStart = (label, role) =>
+  proc(label, [process.execPath, '-e', '0'], process.env, null, role);
+
 /** The tiny gather ([4,12] float32, 4 indices): start-up against `node -e 0` and numpy's. */
 export function tinyProcs({ dir, python }) {
   const data = join(dir, 'tiny.npy');
@@ -118,7 +122,7 @@ export function tinyProcs({ dir, python }) {
   const out = (k) => join(dir, `tiny-out-${k}.npy`);
   const gather = (k) => [process.execPath, CLI, 'gather', data, indices, '-o', out(k)];
   const procs = [
-    proc('node -e 0', [process.execPath, '-e', '0'], process.env, null, 'node'),
+    nodeStart('node -e 0', 'node'),
     proc('tensorops gather (code cache warm)', gather(1), tensoropsEnv(dir), out(1), 'ours'),
     proc(
       'tensorops gather (no code cache)',
@@ -143,6 +147,9 @@ export function w8Procs({ dir, python }) {
   const out = (k) => join(dir, `out-${k}.npy`);
   const gather = (k, from = data) => [CLI, 'gather', from, indices, '--axis', '0', '-o', out(k)];
   const env = tensoropsEnv(dir);
+  // A shell command over the data with no gather, for reference: its output is not compared.
+  const reference = (label, script, k, role) =>
+    proc(label, ['sh', '-c', script, out(k)], { ...env, DATA: data }, out(k), role, false);
   const procs = [
     proc('tensorops gather', [process.execPath, ...gather(1)], env, out(1), 'ours'),
     proc(
@@ -160,29 +167,19 @@ export function w8Procs({ dir, python }) {
       'pipe',
     ),
     // What the pipe row adds to the file row, alone: a pipe copied into fresh page cache.
-    proc(
+    reference(
       'cat data.npy | cat > copy.npy (the pipe copy alone, for reference)',
-      ['sh', '-c', 'cat "$DATA" | cat > "$0"', out('copy')],
-      { ...env, DATA: data },
-      out('copy'),
+      'cat "$DATA" | cat > "$0"',
       'copy',
-      false,
+      'copy',
     ),
-    proc(
-      "node -e 0 (node's start, for reference)",
-      [process.execPath, '-e', '0'],
-      env,
-      null,
-      'start',
-    ),
+    nodeStart("node -e 0 (node's start, for reference)", 'start'),
     // W8's output is as large as its data: the bytes any gather reads and writes, with no gather.
-    proc(
+    reference(
       'cat data.npy > copy.npy (the I/O alone, for reference)',
-      ['sh', '-c', 'cat "$DATA" > "$0"', out('io')],
-      { ...env, DATA: data },
-      out('io'),
+      'cat "$DATA" > "$0"',
       'io',
-      false,
+      'io',
     ),
     proc(
       `GLIBC_TUNABLES=${THP_TUNABLE} tensorops gather (set by the caller: no relaunch)`,

@@ -140,16 +140,8 @@ export async function* passesGather(
     k += perPass;
     if (ctx.zeroFill) zeroFillBlocks(arena, offsets, count, to, blockBytes);
     for await (const { w, base } of windowReader.pass(starts)) {
-      moveBlocks(
-        arena,
-        order,
-        offsets,
-        starts[w] as number,
-        starts[w + 1] as number,
-        base,
-        to,
-        blockBytes,
-      );
+      const from = starts[w] as number;
+      moveBlocks(arena, order, offsets, from, starts[w + 1] as number, base, to, blockBytes);
     }
     const firstCount = Math.min(count, chunkBlocks);
     yield arena.subarray(to.firstAt, to.firstAt + firstCount * blockBytes);
