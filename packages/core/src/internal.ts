@@ -16,5 +16,7 @@ export { outputTensor } from './tensor.js';
 export {
   setWasmKernelsEnabled,
   type WasmInstance,
+  type WasmOwnMemoryInstance,
   wasmModule,
+  wasmWithOwnMemory,
 } from './wasm/instantiate.js';

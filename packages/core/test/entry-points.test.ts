@@ -13,6 +13,7 @@ const INTERNAL = [
   'setWasmKernelsEnabled',
   'valueView',
   'wasmModule',
+  'wasmWithOwnMemory',
   'wordView',
   'wordWidth',
 ];

@@ -34,7 +34,11 @@ interface WasmMemory {
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
 }
+
+/** An own memory (wasmWithOwnMemory) never passes this: above it, the caller's JavaScript path. */
+export const OWN_MEMORY_MAX_BYTES = 2 ** 31;
 
 let enabled = true;
 let minOutputBytes = WASM_MIN_OUTPUT_BYTES;
@@ -66,6 +70,46 @@ export function wasmModule<T>(
       bound = instance === null ? null : bind(instance);
     }
     return bound;
+  };
+}
+
+/** A fresh instance with a memory of its own: its exports and that memory's buffer. */
+export interface WasmOwnMemoryInstance {
+  readonly exports: Readonly<Record<string, unknown>>;
+  /** The instance's whole memory; never grown, so views of it stay valid. */
+  readonly memory: ArrayBuffer;
+}
+
+/**
+ * A loader for the module `bytes`, which imports its memory as "io" "memory": called with a
+ * memory size and an op's output size, it returns a new instance over a new zeroed memory of at
+ * least that size, for the caller alone, or null when WebAssembly is unavailable, refuses the
+ * module or the memory, or is turned off, or the output is small. For a kernel that works in
+ * buffers a run holds throughout (handing out views of them), where a shared, growable staging
+ * area would be reused or detached under its views. The module is compiled on first use, once.
+ */
+export function wasmWithOwnMemory(
+  bytes: Uint8Array,
+): (memoryBytes: number, outputBytes: number) => WasmOwnMemoryInstance | null {
+  let compiled: object | null | undefined;
+  return (memoryBytes, outputBytes) => {
+    const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+    if (!enabled || outputBytes < minOutputBytes || api === undefined) return null;
+    if (memoryBytes > OWN_MEMORY_MAX_BYTES || compiled === null) return null;
+    try {
+      compiled ??= new api.Module(bytes);
+    } catch {
+      compiled = null; // refused once, refused for good
+      return null;
+    }
+    try {
+      const pages = Math.max(1, Math.ceil(memoryBytes / PAGE_BYTES));
+      const memory = new api.Memory({ initial: pages, maximum: pages });
+      const { exports } = new api.Instance(compiled, { io: { memory } });
+      return { exports, memory: memory.buffer };
+    } catch {
+      return null; // a memory the engine could not reserve now may fit in a later run
+    }
   };
 }
 
