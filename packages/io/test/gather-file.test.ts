@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTensor, type Dtype, gather, type Tensor, tensorFrom } from '@tensorops/core';
+import { setWasmKernelsEnabled } from '@tensorops/core/internal';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { encodeNpy, encodeSafetensors } from '../src/index.js';
 import {
   collectStream,
@@ -18,6 +19,7 @@ import { bigEndianNpy, expectError } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tensorops-gather-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => setWasmKernelsEnabled(true));
 
 type Container = 'npy' | 'npy-be' | 'safetensors' | 'npz-stored' | 'npz-deflate';
 
@@ -80,6 +82,8 @@ const caseArb = fc
       'npz-deflate',
     ),
     reuse: fc.boolean(),
+    // WebAssembly kernels for outputs of any size, or none: both paths give the same bytes
+    wasm: fc.boolean(),
   })
   .map((c) => {
     const r = c.shape.length;
@@ -140,6 +144,7 @@ describe('gatherFromFile', () => {
           return; // invalid for core (e.g. an index into an empty axis): planned the same way below
         }
         const file = await fileOf(data, c.container, false);
+        setWasmKernelsEnabled(c.wasm, 0);
         try {
           const s = gatherFromFile(
             file,

@@ -8,6 +8,7 @@
 
 import { copyElement, ZERO_FILL } from '@tensorops/core/internal';
 import { swapBytesInPlace } from '../../layout.js';
+import { blockMover } from '../../wasm/blocks.js';
 import type { ChunkOptions } from '../tensor-stream.js';
 import type { RunContext } from './context.js';
 import { readWindow, runReads } from './reads.js';
@@ -99,15 +100,25 @@ export async function* passesGather(
   const reuse = options?.reuse === true;
   const ahead = readsAhead(ctx);
   const ring = ahead ? 3 : 2;
-  const offsets = new Float64Array(Math.min((reuse ? 2 : 1) * chunkBlocks, blocks));
-  const order = new Int32Array(offsets.length); // the pass's block index, bucketed by window
+  const perRun = Math.min((reuse ? 2 : 1) * chunkBlocks, blocks); // blocks in a pass, at most
   const starts = new Int32Array(windows + 1);
   // A window reaches one block further, so that a block starting in it is read whole.
   const windowLength = Math.min(total, windowBytes + blockBytes);
   const chunkLength = Math.min(chunkBlocks, blocks) * blockBytes;
   // The window slots come first: two when one is read while the blocks of the other move.
   const chunksAt = (ahead ? 2 : 1) * windowLength;
-  const arena = new Uint8Array(chunksAt + (reuse ? ring * chunkLength : 0));
+  const arenaBytes = chunksAt + (reuse ? ring * chunkLength : 0);
+  // Reused chunks fill in WebAssembly where it loads (wasm/blocks.wat): its memory holds the
+  // arena, then the pass's block order and source offsets, which its loop reads.
+  const orderAt = alignTo8(arenaBytes);
+  const offsetsAt = alignTo8(orderAt + 4 * perRun);
+  const mover = reuse ? blockMover(offsetsAt + 8 * perRun, ctx.nbytes) : null;
+  const arena = mover ? new Uint8Array(mover.memory, 0, arenaBytes) : new Uint8Array(arenaBytes);
+  const offsets = mover
+    ? new Float64Array(mover.memory, offsetsAt, perRun)
+    : new Float64Array(perRun);
+  // the pass's block index, bucketed by window
+  const order = mover ? new Int32Array(mover.memory, orderAt, perRun) : new Int32Array(perRun);
   const windowReader = new PassWindows(ctx, arena, ahead, windowBytes, windowLength, total);
   // Word copies where every block offset is a multiple of 4: in the window slots (slots, window
   // starts and blocks are) and in the chunk (both buffers start at offset 0 of their ArrayBuffer).
@@ -141,13 +152,22 @@ export async function* passesGather(
     if (ctx.zeroFill) zeroFillBlocks(arena, offsets, count, to, blockBytes);
     for await (const { w, base } of windowReader.pass(starts)) {
       const from = starts[w] as number;
-      moveBlocks(arena, order, offsets, from, starts[w + 1] as number, base, to, blockBytes);
+      const end = starts[w + 1] as number;
+      if (mover === null) moveBlocks(arena, order, offsets, from, end, base, to, blockBytes);
+      else {
+        const { firstAt, secondAt, split } = to;
+        mover.moveBlocks(orderAt, offsetsAt, from, end, base, firstAt, secondAt, split, blockBytes);
+      }
     }
     const firstCount = Math.min(count, chunkBlocks);
     yield arena.subarray(to.firstAt, to.firstAt + firstCount * blockBytes);
     if (count > firstCount)
       yield arena.subarray(to.secondAt, to.secondAt + (count - firstCount) * blockBytes);
   }
+}
+
+function alignTo8(n: number): number {
+  return Math.ceil(n / 8) * 8;
 }
 
 /** Where a pass's blocks go in the arena: block i < split to firstAt, the rest to secondAt. */

@@ -1,0 +1,24 @@
+(module
+  (import "io" "memory" (memory 1))
+  (func (export "move_blocks")
+    (param $order i32) (param $offsets i32) (param $from i32) (param $to i32) (param $base f64)
+    (param $firstAt i32) (param $secondAt i32) (param $split i32) (param $blockBytes i32)
+    (local $slot i32) (local $end i32) (local $i i32) (local $d i32)
+    (local.set $slot (i32.add (local.get $order) (i32.shl (local.get $from) (i32.const 2))))
+    (local.set $end (i32.add (local.get $order) (i32.shl (local.get $to) (i32.const 2))))
+    (block $done (loop $blocks
+      (br_if $done (i32.ge_u (local.get $slot) (local.get $end)))
+      (local.set $i (i32.load (local.get $slot)))
+      (local.set $d
+        (if (result i32) (i32.lt_u (local.get $i) (local.get $split))
+          (then (i32.add (local.get $firstAt) (i32.mul (local.get $i) (local.get $blockBytes))))
+          (else (i32.add (local.get $secondAt)
+            (i32.mul (i32.sub (local.get $i) (local.get $split)) (local.get $blockBytes))))))
+      (memory.copy (local.get $d)
+        (i32.trunc_f64_u (f64.sub
+          (f64.load (i32.add (local.get $offsets) (i32.shl (local.get $i) (i32.const 3))))
+          (local.get $base)))
+        (local.get $blockBytes))
+      (local.set $slot (i32.add (local.get $slot) (i32.const 4)))
+      (br $blocks))))
+)
