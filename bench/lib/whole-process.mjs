@@ -188,9 +188,9 @@ export function w8Procs({ dir, python }) {
       out(4),
     ),
     proc(
-      'TENSOROPS_HUGE_PAGES=0 tensorops gather (4 KiB pages)',
+      'TENSOROPS_HUGE_PAGES=1 tensorops gather (asked for: starts again with the tunable)',
       [process.execPath, ...gather(5)],
-      { ...env, TENSOROPS_HUGE_PAGES: '0' },
+      { ...env, TENSOROPS_HUGE_PAGES: '1' },
       out(5),
     ),
   ];

@@ -1,17 +1,20 @@
-// Large gathers run with transparent huge pages. Every fresh 4 KiB page costs a fault on first
-// touch, and where faults are dear (virtual machines) they dominate a gather that moves hundreds
-// of MiB. glibc's malloc asks the kernel for huge pages when the process starts with the tunable
-// glibc.malloc.hugetlb=1, and a tunable is read only at start: so the launcher starts the CLI
-// again with it, when the inputs are large enough to repay a second start of node
-// (docs/performance.md). TENSOROPS_HUGE_PAGES=0 turns this off, 1 asks for it whatever the size.
+// Large gather-elements and gather-nd runs, which hold their tensors whole, run with transparent
+// huge pages. Every fresh 4 KiB page costs a fault on first touch, and where faults are dear
+// (virtual machines) they dominate an op that moves hundreds of MiB. glibc's malloc asks the
+// kernel for huge pages when the process starts with the tunable glibc.malloc.hugetlb=1, and a
+// tunable is read only at start: so the launcher starts the CLI again with it, when the inputs are
+// large enough to repay a second start of node (docs/performance.md). `gather` is left out: its
+// large runs move rows through reused buffers (the passes' in WebAssembly memory, which glibc does
+// not allocate), and every large shape of it measured slower started twice.
+// TENSOROPS_HUGE_PAGES=0 turns this off, 1 asks for it for any command and size.
 
 import { fstatSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { END_SIGNALS } from './end-signals.js';
 
 const TUNABLE = 'glibc.malloc.hugetlb=1';
-/** The commands whose memory grows with their inputs: a data tensor and an index tensor. */
-const COMMANDS = new Set(['gather', 'gather-elements', 'gather-nd']);
+/** The commands that hold a data tensor and an index tensor whole, with an output as large. */
+const COMMANDS = new Set(['gather-elements', 'gather-nd']);
 /** A gather is large when its data is at least this big and its indices at least INDEX_BYTES. */
 export const DATA_BYTES = 64 << 20;
 export const INDEX_BYTES = 1 << 20;
@@ -29,11 +32,10 @@ export function wantsHugePages(argv: readonly string[], env: Env): boolean {
 }
 
 /**
- * A gather command whose first two inputs (data, indices: the first two arguments that name
- * regular files, or `-` for stdin, the output aside) are at least DATA_BYTES and INDEX_BYTES: a
- * cheap stand-in for the plan's size, known before the bundle loads. Data on a pipe is not: its
- * gather first touches its buffers while it waits for the pipe's copy, so huge pages save it
- * little, and the second start of node would hold up the pipe (docs/performance.md).
+ * A gather-elements or gather-nd command whose first two inputs (data, indices: the first two
+ * arguments that name regular files, or `-` for stdin, the output aside) are at least DATA_BYTES
+ * and INDEX_BYTES: a cheap stand-in for the plan's size, known before the bundle loads. Data on a
+ * pipe is not: the second start of node would hold up the pipe (docs/performance.md).
  */
 export function isLargeGather(argv: readonly string[]): boolean {
   const at = argv.findIndex((a) => !a.startsWith('-'));

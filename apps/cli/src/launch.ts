@@ -3,7 +3,7 @@
 // compiled code cached between runs. Node >= 22.1 caches through module.enableCompileCache;
 // Node 20 compiles the bundle as a vm.Script with V8's cachedData (what v8-compile-cache does).
 // Any failure of the cache is silent and costs only a normal compile (see code-cache.ts). A large
-// gather first starts again with huge pages (see huge-pages.ts).
+// gather-elements or gather-nd run first starts again with huge pages (see huge-pages.ts).
 
 import { readFileSync, statSync } from 'node:fs';
 import module, { createRequire } from 'node:module';
