@@ -91,8 +91,8 @@ export async function* passesGather(
   const windows = Math.ceil(total / windowBytes);
   const blocks = ctx.nbytes / blockBytes;
   // With reused chunks, the windows and the chunks share one buffer, so that a block moves with
-  // copyWithin: a native memmove, several times faster than a word loop for short blocks. The
-  // chunks take turns in a ring, output chunk k in chunk k % ring; a pass fills up to ring - 1 of
+  // one memmove: wasm/blocks.wat moves a window's blocks in one call where WebAssembly loads,
+  // else one copyWithin each (docs/performance.md). The chunks take turns in a ring, output chunk k in chunk k % ring; a pass fills up to ring - 1 of
   // them, as the consumer may still hold the one handed out last (output-chunks.ts hands out one
   // ahead), never one before it. A pass that fills two chunks reads the source once for both.
   // Three chunks where the next window is read ahead; two for a source still arriving, whose
@@ -108,8 +108,8 @@ export async function* passesGather(
   // The window slots come first: two when one is read while the blocks of the other move.
   const chunksAt = (ahead ? 2 : 1) * windowLength;
   const arenaBytes = chunksAt + (reuse ? ring * chunkLength : 0);
-  // Reused chunks fill in WebAssembly where it loads (wasm/blocks.wat): its memory holds the
-  // arena, then the pass's block order and source offsets, which its loop reads.
+  // The block mover's memory holds the arena, then the pass's block order and source offsets,
+  // which its loop reads.
   const orderAt = alignTo8(arenaBytes);
   const offsetsAt = alignTo8(orderAt + 4 * perRun);
   const mover = reuse ? blockMover(offsetsAt + 8 * perRun, ctx.nbytes) : null;
@@ -117,7 +117,7 @@ export async function* passesGather(
   const offsets = mover
     ? new Float64Array(mover.memory, offsetsAt, perRun)
     : new Float64Array(perRun);
-  // the pass's block index, bucketed by window
+  // The pass's block indices, bucketed by window.
   const order = mover ? new Int32Array(mover.memory, orderAt, perRun) : new Int32Array(perRun);
   const windowReader = new PassWindows(ctx, arena, ahead, windowBytes, windowLength, total);
   // Word copies where every block offset is a multiple of 4: in the window slots (slots, window
@@ -328,7 +328,8 @@ function copyBlocks(
 /**
  * Moves the blocks of order[from, to) from a window slot of `arena` to their places in the pass's
  * chunks in the same buffer: block i is at offsets[i] - base in the arena and goes to
- * placeOf(i). One copyWithin each, a native memmove.
+ * placeOf(i). One copyWithin each, a native memmove: the path without WebAssembly, where
+ * wasm/blocks.wat's move_blocks runs the same loop.
  */
 function moveBlocks(
   arena: Uint8Array,
