@@ -280,6 +280,33 @@ describe('gatherFromFile', () => {
     await file.close();
   });
 
+  it('never refills a reused chunk the consumer still holds (many chunks, every strategy, on disk and in memory)', async () => {
+    const data = createTensor('uint8', [50, 3]);
+    for (let i = 0; i < data.data.length; i++) data.data[i] = i;
+    const indices = tensorFrom(
+      'int64',
+      [40],
+      Array.from({ length: 40 }, (_, i) => BigInt((i * 7) % 50)),
+    );
+    const want = Buffer.from(gather(data, indices, { axis: 0 }).data).toString('hex');
+    for (const real of [true, false]) {
+      const file = await fileOf(data, 'npy', real);
+      try {
+        for (const mode of ['ranged', 'scan', 'sweep', 'passes'] as const) {
+          // Chunks of 4 rows (passes: 12 rows) of 40: many turns of the reused buffers.
+          const options = { axis: 0, mode, chunkBytes: 12, windowBytes: 50 };
+          const got = await collectCopies(gatherFromFile(file, file.get(), indices, options), true);
+          expect(
+            Buffer.from(got).toString('hex'),
+            `${mode}, ${real ? 'on disk' : 'in memory'}`,
+          ).toBe(want);
+        }
+      } finally {
+        await file.close();
+      }
+    }
+  });
+
   it('can be left early: no read is left running and nothing is reported unhandled', async () => {
     const data = createTensor('int32', [1000, 4]);
     for (let i = 0; i < data.data.length; i++) data.data[i] = i & 255;

@@ -1,8 +1,9 @@
 // Passes: dense picks from a large source, with no byte of it held in fresh memory. The output is
-// produced in large chunks; for each pass (one or two chunks), the windows of the source that hold
-// its blocks are read in file order into reused buffers, and the blocks are copied to their places
-// in the chunks. Memory is two or three output chunks and one or two windows, all reused; the
-// price is one read of the touched windows per pass, from the page cache. First-touch page faults
+// produced in large chunks; for each pass (two reused chunks, or one fresh chunk for a consumer
+// that keeps them), the windows of the source that hold its blocks are read in file order into
+// reused buffers, and the blocks are copied to their places in the chunks. Memory is three output
+// chunks and two windows, all reused; the price is one read of the touched windows per pass, from
+// the page cache. First-touch page faults
 // cost far more per byte than page-cache reads into memory already faulted in
 // (docs/performance.md), so this beats reading a large source whole.
 
@@ -11,8 +12,11 @@ import { swapBytesInPlace } from '../../layout.js';
 import { blockMover } from '../../wasm/blocks.js';
 import type { ChunkOptions } from '../tensor-stream.js';
 import type { RunContext } from './context.js';
-import { readWindow, runReads } from './reads.js';
+import { runReads } from './reads.js';
 import { sourceOffset } from './sweep.js';
+
+/** Reused output chunks, taking turns: a pass fills two while the consumer holds the third. */
+const RING = 3;
 
 /** Blocks at least this long are copied with one TypedArray.set (memmove) rather than word by word. */
 const LONG_BLOCK_BYTES = 1024;
@@ -92,22 +96,20 @@ export async function* passesGather(
   const blocks = ctx.nbytes / blockBytes;
   // With reused chunks, the windows and the chunks share one buffer, so that a block moves with
   // one memmove: wasm/blocks.wat moves a window's blocks in one call where WebAssembly loads,
-  // else one copyWithin each (docs/performance.md). The chunks take turns in a ring, output chunk k in chunk k % ring; a pass fills up to ring - 1 of
-  // them, as the consumer may still hold the one handed out last (output-chunks.ts hands out one
-  // ahead), never one before it. A pass that fills two chunks reads the source once for both.
-  // Three chunks where the next window is read ahead; two for a source still arriving, whose
-  // first pass alone fills two (three measured slower there, docs/performance.md).
+  // else one copyWithin each (docs/performance.md). Three chunks take turns, output chunk k in
+  // chunk k % 3; a pass fills two of them, as the consumer may still hold the one handed out
+  // last (output-chunks.ts hands out one ahead), never one before it. A pass reads the source
+  // once for both.
   const reuse = options?.reuse === true;
-  const ahead = readsAhead(ctx);
-  const ring = ahead ? 3 : 2;
-  const perRun = Math.min((reuse ? 2 : 1) * chunkBlocks, blocks); // blocks in a pass, at most
+  const perPass = reuse ? 2 : 1; // output chunks
+  const perRun = Math.min(perPass * chunkBlocks, blocks); // blocks in a pass, at most
   const starts = new Int32Array(windows + 1);
   // A window reaches one block further, so that a block starting in it is read whole.
   const windowLength = Math.min(total, windowBytes + blockBytes);
   const chunkLength = Math.min(chunkBlocks, blocks) * blockBytes;
-  // The window slots come first: two when one is read while the blocks of the other move.
-  const chunksAt = (ahead ? 2 : 1) * windowLength;
-  const arenaBytes = chunksAt + (reuse ? ring * chunkLength : 0);
+  // Two window slots come first: one is read while the blocks of the other move.
+  const chunksAt = 2 * windowLength;
+  const arenaBytes = chunksAt + (reuse ? RING * chunkLength : 0);
   // The block mover's memory holds the arena, then the pass's block order and source offsets,
   // which its loop reads.
   const orderAt = alignTo8(arenaBytes);
@@ -119,14 +121,13 @@ export async function* passesGather(
     : new Float64Array(perRun);
   // The pass's block indices, bucketed by window.
   const order = mover ? new Int32Array(mover.memory, orderAt, perRun) : new Int32Array(perRun);
-  const windowReader = new PassWindows(ctx, arena, ahead, windowBytes, windowLength, total);
+  const windowReader = new PassWindows(ctx, arena, windowBytes, windowLength, total);
   // Word copies where every block offset is a multiple of 4: in the window slots (slots, window
   // starts and blocks are) and in the chunk (both buffers start at offset 0 of their ArrayBuffer).
   const words = blockBytes % 4 === 0 && windowBytes % 4 === 0;
   const arena32 = words && !reuse ? new Int32Array(arena.buffer, 0, chunksAt >>> 2) : undefined;
   for (let first = 0, k = 0; first < blocks; ) {
     // Output chunks [k, k + perPass) this pass.
-    const perPass = reuse && (k === 0 || ring === 3) ? 2 : 1;
     const count = Math.min(perPass * chunkBlocks, blocks - first);
     sourceOffsets(ctx, first, offsets, count);
     bucketByWindow(offsets, count, windowBytes, starts, order);
@@ -144,8 +145,8 @@ export async function* passesGather(
     }
     // Blocks [0, chunkBlocks) of the pass go to output chunk k, the rest to k + 1.
     const to: ChunkPair = {
-      firstAt: chunksAt + (k % ring) * chunkLength,
-      secondAt: chunksAt + ((k + 1) % ring) * chunkLength,
+      firstAt: chunksAt + (k % RING) * chunkLength,
+      secondAt: chunksAt + ((k + 1) % RING) * chunkLength,
       split: chunkBlocks,
     };
     k += perPass;
@@ -198,25 +199,15 @@ function zeroFillBlocks(
 }
 
 /**
- * Whether a pass reads its next window ahead, on a libuv thread, so that the page-cache copy runs
- * on another core while the blocks of the window before move: for a file whole on local disk. A
- * source still arriving (a pipe's spill) is read a window at a time, synchronously once whole:
- * reading it ahead measured slower (docs/performance.md).
- */
-function readsAhead(ctx: RunContext): boolean {
-  return ctx.file.readAtSync !== undefined && ctx.file.readMany === undefined;
-}
-
-/**
- * The windows a pass needs (those with blocks in `starts`), read in file order into the window
- * slots at the start of the arena (two when reading ahead, else one), byte-swapped if the file's
- * order asks.
+ * The windows a pass needs (those with blocks in `starts`), read in file order into the two window
+ * slots at the start of the arena, byte-swapped if the file's order asks. The next window is read
+ * while the blocks of the one before move: for a file, on a libuv thread, so that the page-cache
+ * copy runs on another core; for a pipe's spill, as soon as the copy has written it.
  */
 class PassWindows {
   constructor(
     private readonly ctx: RunContext,
     private readonly arena: Uint8Array,
-    private readonly ahead: boolean,
     private readonly windowBytes: number,
     private readonly windowLength: number,
     private readonly total: number,
@@ -226,10 +217,10 @@ class PassWindows {
   async *pass(starts: Int32Array): AsyncIterable<{ w: number; base: number }> {
     const windows = starts.length - 1;
     let pending: Promise<void> | undefined; // the read of window w, started during the last move
-    for (let w = nextWindow(starts, -1), slot = 0; w < windows; slot = this.ahead ? slot ^ 1 : 0) {
+    for (let w = nextWindow(starts, -1), slot = 0; w < windows; slot ^= 1) {
       await (pending ?? this.read(w, slot));
       const after = nextWindow(starts, w);
-      pending = this.ahead && after < windows ? this.read(after, slot ^ 1) : undefined;
+      pending = after < windows ? this.read(after, slot ^ 1) : undefined;
       const at = slot * this.windowLength;
       swapBytesInPlace(this.arena.subarray(at, at + this.spanOf(w)), this.ctx.swapUnit);
       yield { w, base: w * this.windowBytes - at };
@@ -247,7 +238,6 @@ class PassWindows {
     const position = this.ctx.offset + w * this.windowBytes;
     const at = slot * this.windowLength;
     const target = this.arena.subarray(at, at + this.spanOf(w));
-    if (!this.ahead) return readWindow(this.ctx, target, position);
     const read = runReads(this.ctx, [{ position, target }]);
     read.catch(() => {}); // awaited by the next step; a pass left early must not leave it unhandled
     return read;

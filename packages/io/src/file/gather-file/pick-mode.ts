@@ -21,10 +21,10 @@ const SCAN_MAX_BYTES = 1 << 30;
 /**
  * Whether a .npy arriving on a pipe is better copied to a temp file and gathered from there (the
  * passes strategy: reused buffers) than gathered as it passes (an output held whole in fresh
- * memory): the copy writes the data once and the passes read it once per output chunk.
+ * memory): the copy writes the data once and the passes read it once per two output chunks.
  */
 export function spillPays(dataBytes: number, outBytes: number, chunkBytes: number): boolean {
-  const passes = Math.ceil(outBytes / (4 * chunkBytes));
+  const passes = Math.ceil(outBytes / (2 * 4 * chunkBytes)); // two output chunks per pass
   return dataBytes * (1 + passes) < FRESH_BYTE_COST * outBytes;
 }
 
@@ -54,7 +54,7 @@ export function pickMode(ctx: RunContext): FileGatherMode {
   // The next two only pay for their pass over the positions when they could win.
   const passes = passSizes(ctx);
   const passChunk = Math.min(passes.chunkBlocks * blockBytes, ctx.nbytes);
-  // Over a local file: three chunks and two windows, each pass filling two chunks.
+  // Three chunks and two windows, each pass filling two chunks.
   const passHeld = 3 * passChunk + 2 * passes.windowBytes;
   // More than one pass rereads the source: only from one that the page cache can hold.
   const onePass = 2 * passChunk >= ctx.nbytes;

@@ -35,26 +35,6 @@ export async function runReads(ctx: RunContext, reads: PendingRead[]): Promise<v
   await Promise.all(Array.from({ length: Math.min(ctx.concurrency, reads.length) }, worker));
 }
 
-/**
- * Fills `target` from an absolute file position, synchronously when the file can (a local file:
- * a window from the page cache reads faster than a thread-pool round trip), else as runReads.
- */
-export async function readWindow(
-  ctx: RunContext,
-  target: Uint8Array,
-  position: number,
-): Promise<void> {
-  const { readAtSync } = ctx.file;
-  if (readAtSync === undefined) return runReads(ctx, [{ position, target }]);
-  let got: number;
-  try {
-    got = readAtSync(target, position);
-  } catch (cause) {
-    throw fileError(ctx.file.path, 'read', cause);
-  }
-  if (got !== target.length) throw truncated(ctx, position + target.length, position + got);
-}
-
 function truncated(ctx: RunContext, needs: number, ends: number): TensorOpsError {
   return new TensorOpsError(
     'E_FORMAT',
