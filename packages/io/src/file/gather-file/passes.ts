@@ -79,6 +79,19 @@ export function passReads(ctx: RunContext): number {
   return reads;
 }
 
+/**
+ * At least passReads(ctx), without walking the positions: every pass reads each window at most
+ * once, and no more windows than it has blocks.
+ */
+export function passReadsBound(ctx: RunContext): number {
+  const { chunkBlocks, windowBytes } = passSizes(ctx);
+  const blocks = ctx.nbytes / ctx.plan.blockBytes;
+  const span = 2 * chunkBlocks;
+  const windows = Math.ceil(sourceBytes(ctx) / windowBytes);
+  const full = Math.floor(blocks / span);
+  return full * Math.min(windows, span) + Math.min(windows, blocks - full * span);
+}
+
 function sourceBytes(ctx: RunContext): number {
   const { batch, outer, axisSize, blockBytes } = ctx.plan;
   return batch * outer * axisSize * blockBytes;
