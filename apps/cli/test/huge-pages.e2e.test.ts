@@ -187,7 +187,7 @@ describe.runIf(hugePagesWork())('the relaunched CLI', () => {
     expect(readdirSync(dir)).toEqual(['data.npy']);
   });
 
-  it('does not start for data on a pipe: the CLI that reads the pipe is the one the user started', async () => {
+  it('does not start for data on a pipe or socket: the CLI that reads it is the one the user started', async () => {
     const dir = tempDir();
     const ids = zeroIndices(dir, INDEX_BYTES / 8);
     const child = spawn(process.execPath, [BIN, 'gather-nd', '-', ids, '-o', join(dir, 'o.npy')], {
@@ -195,9 +195,9 @@ describe.runIf(hugePagesWork())('the relaunched CLI', () => {
       env: { PATH: process.env.PATH ?? '', TMPDIR: dir },
     });
     const ended = new Promise((resolve) => child.on('exit', resolve));
-    // A .npy header declaring 64 MiB, then 1 MiB of it: the write completes only once the CLI
-    // has read most of it from the pipe (which holds 64 KiB), so its run has begun, and the
-    // relaunch, had there been one, came before.
+    // stdin is a socket. A .npy header declaring 64 MiB, then 1 MiB of it: the write completes
+    // only once the CLI has read most of it (the socket buffers a few hundred KiB), so its run
+    // has begun, and the relaunch, had there been one, came before.
     const header = encodeNpyHeader({ dtype: 'int32', shape: [DATA_BYTES / 4096, 1024] });
     await new Promise((resolve) =>
       child.stdin.write(Buffer.concat([header, Buffer.alloc(1 << 20)]), resolve),

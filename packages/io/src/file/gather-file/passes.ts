@@ -3,9 +3,8 @@
 // that keeps them), the windows of the source that hold its blocks are read in file order into
 // reused buffers, and the blocks are copied to their places in the chunks. Memory is three output
 // chunks and two windows, all reused; the price is one read of the touched windows per pass, from
-// the page cache. First-touch page faults
-// cost far more per byte than page-cache reads into memory already faulted in
-// (docs/performance.md), so this beats reading a large source whole.
+// the page cache. First-touch page faults cost far more per byte than page-cache reads into memory
+// already faulted in (docs/performance.md), so this beats reading a large source whole.
 
 import { copyElement, ZERO_FILL } from '@tensorops/core/internal';
 import { swapBytesInPlace } from '../../layout.js';
