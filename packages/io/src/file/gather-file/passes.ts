@@ -14,8 +14,12 @@ import type { RunContext } from './context.js';
 import { runReads } from './reads.js';
 import { sourceOffset } from './sweep.js';
 
-/** Reused output chunks, taking turns: a pass fills two while the consumer holds the third. */
-const RING = 3;
+/** A pass's output chunk is this many times the context's chunk size. */
+export const PASS_CHUNK_SCALE = 4;
+/** Output chunks a pass fills with reused chunks, reading the source once for both (ChunkPair). */
+export const CHUNKS_PER_PASS = 2;
+/** Reused output chunks, taking turns: those a pass fills, and the one the consumer may hold. */
+export const RING = CHUNKS_PER_PASS + 1;
 
 /** Blocks at least this long are copied with one TypedArray.set (memmove) rather than word by word. */
 const LONG_BLOCK_BYTES = 1024;
@@ -23,7 +27,7 @@ const LONG_BLOCK_BYTES = 1024;
 /** A pass's output chunk and source window, derived from the context's output chunk size. */
 export function passSizes(ctx: RunContext): { chunkBlocks: number; windowBytes: number } {
   const { blockBytes } = ctx.plan;
-  const chunkBlocks = Math.max(1, Math.floor((4 * ctx.chunkBytes) / blockBytes));
+  const chunkBlocks = Math.max(1, Math.floor((PASS_CHUNK_SCALE * ctx.chunkBytes) / blockBytes));
   const item = Math.max(ctx.swapUnit, 1);
   // A multiple of the swap unit, so that each window starts on a whole element to swap.
   const windowBytes = Math.max(item, Math.floor(ctx.chunkBytes / 2 / item) * item);
@@ -52,13 +56,13 @@ function sourceOffsets(ctx: RunContext, from: number, into: Float64Array, count:
 }
 
 /**
- * How many source windows a passes run over a local file reads, in all, each pass filling two
- * chunks (for the cost model).
+ * How many source windows a passes run reads, in all, each pass filling CHUNKS_PER_PASS chunks
+ * (for the cost model).
  */
 export function passReads(ctx: RunContext): number {
   const { chunkBlocks, windowBytes } = passSizes(ctx);
   const blocks = ctx.nbytes / ctx.plan.blockBytes;
-  const span = 2 * chunkBlocks;
+  const span = CHUNKS_PER_PASS * chunkBlocks;
   const offsets = new Float64Array(Math.min(span, blocks));
   const seen = new Float64Array(Math.ceil(sourceBytes(ctx) / windowBytes)).fill(-1);
   let reads = 0;
@@ -85,7 +89,7 @@ export function passReads(ctx: RunContext): number {
 export function passReadsBound(ctx: RunContext): number {
   const { chunkBlocks, windowBytes } = passSizes(ctx);
   const blocks = ctx.nbytes / ctx.plan.blockBytes;
-  const span = 2 * chunkBlocks;
+  const span = CHUNKS_PER_PASS * chunkBlocks;
   const windows = Math.ceil(sourceBytes(ctx) / windowBytes);
   const full = Math.floor(blocks / span);
   return full * Math.min(windows, span) + Math.min(windows, blocks - full * span);
@@ -108,12 +112,12 @@ export async function* passesGather(
   const blocks = ctx.nbytes / blockBytes;
   // With reused chunks, the windows and the chunks share one buffer, so that a block moves with
   // one memmove: wasm/blocks.wat moves a window's blocks in one call where WebAssembly loads,
-  // else one copyWithin each (docs/performance.md). Three chunks take turns, output chunk k in
-  // chunk k % 3; a pass fills two of them, as the consumer may still hold the one handed out
-  // last (output-chunks.ts hands out one ahead), never one before it. A pass reads the source
-  // once for both.
+  // else one copyWithin each (docs/performance.md). RING chunks take turns, output chunk k in
+  // chunk k % RING; a pass fills all but one of them, as the consumer may still hold the one
+  // handed out last (output-chunks.ts hands out one ahead), never one before it. A pass reads the
+  // source once for all it fills.
   const reuse = options?.reuse === true;
-  const perPass = reuse ? 2 : 1; // output chunks
+  const perPass = reuse ? CHUNKS_PER_PASS : 1; // output chunks
   const perRun = Math.min(perPass * chunkBlocks, blocks); // blocks in a pass, at most
   const starts = new Int32Array(windows + 1);
   // A window reaches one block further, so that a block starting in it is read whole.
@@ -122,17 +126,16 @@ export async function* passesGather(
   // Two window slots come first: one is read while the blocks of the other move.
   const chunksAt = 2 * windowLength;
   const arenaBytes = chunksAt + (reuse ? RING * chunkLength : 0);
-  // The block mover's memory holds the arena, then the pass's block order and source offsets,
-  // which its loop reads.
+  // One buffer holds the arena, then the pass's block order (its block indices, bucketed by
+  // window) and source offsets: the block mover's memory, whose loop reads all three, else an
+  // ArrayBuffer laid out the same.
   const orderAt = alignTo8(arenaBytes);
   const offsetsAt = alignTo8(orderAt + 4 * perRun);
   const mover = reuse ? blockMover(offsetsAt + 8 * perRun, ctx.nbytes) : null;
-  const arena = mover ? new Uint8Array(mover.memory, 0, arenaBytes) : new Uint8Array(arenaBytes);
-  const offsets = mover
-    ? new Float64Array(mover.memory, offsetsAt, perRun)
-    : new Float64Array(perRun);
-  // The pass's block indices, bucketed by window.
-  const order = mover ? new Int32Array(mover.memory, orderAt, perRun) : new Int32Array(perRun);
+  const buffer = mover?.memory ?? new ArrayBuffer(offsetsAt + 8 * perRun);
+  const arena = new Uint8Array(buffer, 0, arenaBytes);
+  const order = new Int32Array(buffer, orderAt, perRun);
+  const offsets = new Float64Array(buffer, offsetsAt, perRun);
   const windowReader = new PassWindows(ctx, arena, windowBytes, windowLength, total);
   // Word copies where every block offset is a multiple of 4: in the window slots (slots, window
   // starts and blocks are) and in the chunk (both buffers start at offset 0 of their ArrayBuffer).

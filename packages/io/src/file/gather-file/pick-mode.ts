@@ -5,7 +5,14 @@
 
 import { ZERO_FILL } from '@tensorops/core/internal';
 import type { RunContext } from './context.js';
-import { passReads, passReadsBound, passSizes } from './passes.js';
+import {
+  CHUNKS_PER_PASS,
+  PASS_CHUNK_SCALE,
+  passReads,
+  passReadsBound,
+  passSizes,
+  RING,
+} from './passes.js';
 import { sweepWindows } from './sweep.js';
 
 /** How a file gather runs: see ranged.ts, scan.ts, sweep.ts and passes.ts. */
@@ -21,10 +28,11 @@ const SCAN_MAX_BYTES = 1 << 30;
 /**
  * Whether a .npy arriving on a pipe is better copied to a temp file and gathered from there (the
  * passes strategy: reused buffers) than gathered as it passes (an output held whole in fresh
- * memory): the copy writes the data once and the passes read it once per two output chunks.
+ * memory): the copy writes the data once and the passes read it once per CHUNKS_PER_PASS output
+ * chunks.
  */
 export function spillPays(dataBytes: number, outBytes: number, chunkBytes: number): boolean {
-  const passes = Math.ceil(outBytes / (2 * 4 * chunkBytes)); // two output chunks per pass
+  const passes = Math.ceil(outBytes / (CHUNKS_PER_PASS * PASS_CHUNK_SCALE * chunkBytes));
   return dataBytes * (1 + passes) < FRESH_BYTE_COST * outBytes;
 }
 
@@ -54,10 +62,10 @@ export function pickMode(ctx: RunContext): FileGatherMode {
   // The next two only pay for their pass over the positions when they could win.
   const passes = passSizes(ctx);
   const passChunk = Math.min(passes.chunkBlocks * blockBytes, ctx.nbytes);
-  // Three chunks and two windows, each pass filling two chunks.
-  const passHeld = 3 * passChunk + 2 * passes.windowBytes;
+  // RING chunks and two windows, each pass filling CHUNKS_PER_PASS chunks.
+  const passHeld = RING * passChunk + 2 * passes.windowBytes;
   // More than one pass rereads the source: only from one that the page cache can hold.
-  const onePass = 2 * passChunk >= ctx.nbytes;
+  const onePass = CHUNKS_PER_PASS * passChunk >= ctx.nbytes;
   // A sweep holds the whole output: what it costs at least, where it may run.
   const sweepHeld = ctx.nbytes + ctx.windowBytes;
   const sweepFits = ctx.nbytes <= budget && blockBytes <= ctx.windowBytes;
