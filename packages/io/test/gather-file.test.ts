@@ -84,6 +84,8 @@ const caseArb = fc
     reuse: fc.boolean(),
     // WebAssembly kernels for outputs of any size, or none: both paths give the same bytes
     wasm: fc.boolean(),
+    // A file that frees what it is told it will not be read again (a pipe's temp copy)
+    release: fc.boolean(),
   })
   .map((c) => {
     const r = c.shape.length;
@@ -105,6 +107,29 @@ function rand(seed: number): () => number {
     s ^= s >>> 17;
     s ^= s << 5;
     return (s >>> 0) / 2 ** 32;
+  };
+}
+
+/**
+ * `file` with a release that holds its caller to its word: once told that no byte at or after a
+ * position will be read again, a read reaching there fails the gather. Each release is pushed to
+ * `released`.
+ */
+function releasing(file: TensorFile, released: number[]): TensorFile {
+  let from = Number.POSITIVE_INFINITY;
+  return {
+    ...file,
+    readAt(target, position) {
+      if (position + target.length > from) {
+        const end = position + target.length;
+        return Promise.reject(new Error(`read [${position}, ${end}) after a release at ${from}`));
+      }
+      return file.readAt(target, position);
+    },
+    release(position) {
+      released.push(position);
+      from = Math.min(from, position);
+    },
   };
 }
 
@@ -143,7 +168,8 @@ describe('gatherFromFile', () => {
         } catch {
           return; // invalid for core (e.g. an index into an empty axis): planned the same way below
         }
-        const file = await fileOf(data, c.container, false);
+        const opened = await fileOf(data, c.container, false);
+        const file = c.release ? releasing(opened, []) : opened;
         setWasmKernelsEnabled(c.wasm, 0);
         try {
           const s = gatherFromFile(
@@ -304,6 +330,44 @@ describe('gatherFromFile', () => {
       } finally {
         await file.close();
       }
+    }
+  });
+
+  it('reads the windows of the last of several passes last first, releasing what it has passed', async () => {
+    // [200, 16] uint8 rows picked in a scattered order: 16-byte blocks, pass chunks of 256 bytes
+    // (16 blocks, two chunks per pass: 7 passes, the last of 8 blocks) and windows of 32 bytes
+    // (two rows, 100 windows).
+    const data = createTensor('uint8', [200, 16]);
+    for (let i = 0; i < data.data.length; i++) data.data[i] = (i * 31) & 255;
+    const ids = (n: number) =>
+      tensorFrom(
+        'int32',
+        [n],
+        Array.from({ length: n }, (_, i) => (i * 73) % 200),
+      );
+    const options = { axis: 0, mode: 'passes', chunkBytes: 64, windowBytes: 32 } as const;
+    const opened = await fileOf(data, 'npy', true);
+    const { offset } = opened.get();
+    try {
+      const released: number[] = [];
+      const file = releasing(opened, released);
+      const got = await collectCopies(gatherFromFile(file, file.get(), ids(200), options), true);
+      expect(Buffer.from(got).equals(Buffer.from(gather(data, ids(200)).data))).toBe(true);
+      // The windows that hold the last pass's rows (192..199 of the output), from the highest
+      // down; each release keeps one block past the window, which the window before it reaches.
+      const last = [...new Set(Array.from({ length: 8 }, (_, i) => (((192 + i) * 73) % 200) >> 1))];
+      last.sort((a, b) => b - a);
+      expect(last.length).toBeGreaterThan(4);
+      expect(released).toEqual(last.map((w) => (offset as number) + w * 32 + 16));
+
+      // One pass (the first, which reads what a pipe's copy has just written): nothing released.
+      const none: number[] = [];
+      const again = releasing(opened, none);
+      const one = await collectCopies(gatherFromFile(again, again.get(), ids(30), options), true);
+      expect(Buffer.from(one).equals(Buffer.from(gather(data, ids(30)).data))).toBe(true);
+      expect(none).toEqual([]);
+    } finally {
+      await opened.close();
     }
   });
 

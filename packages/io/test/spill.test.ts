@@ -4,10 +4,12 @@
 import { execFileSync, spawn } from 'node:child_process';
 import {
   closeSync,
+  fstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
+  readlinkSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -130,6 +132,50 @@ describe('gatherFromPipe', () => {
     const got = await collectStream(stream);
     await close();
     expect(Buffer.from(got.data).equals(Buffer.from(gather(data, ids).data))).toBe(true);
+  });
+
+  it('cuts its temp copy short as the last of several passes goes, before the gather ends', async () => {
+    const data = table(4096); // 256-byte rows
+    const ids = tensorFrom(
+      'int64',
+      [4096],
+      Array.from({ length: 4096 }, (_, i) => BigInt((i * 2654435761) % 4096)),
+    );
+    const bytes = encodeNpy(data);
+    const headerBytes = bytes.length - data.data.byteLength;
+    const npy = await openNpyStream(pipedDescriptor(bytes), 'stdin');
+    // Pass chunks of 64 KiB, two per pass: eight passes over the 1 MiB of data.
+    const { stream, close } = await gatherFromPipe(npy, ids, { chunkBytes: 16 << 10 }, scratch);
+    expect(stream.mode).toBe('passes');
+    // The temp copy: the descriptors open on a file of the test's temp folder (the copy's and
+    // the reader's).
+    const copies = readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).startsWith(join(scratch, '.tensorops-'));
+      } catch {
+        return false; // the listing's own descriptor, closed by now
+      }
+    });
+    expect(copies.length).toBeGreaterThan(0);
+    const sizes: number[] = []; // of the temp copy, as each output chunk is handed out
+    const parts: Uint8Array[] = [];
+    try {
+      for await (const chunk of stream.chunks({ reuse: true })) {
+        parts.push(new Uint8Array(chunk));
+        const seen = new Set(copies.map((fd) => fstatSync(Number(fd)).size));
+        expect(seen.size).toBe(1);
+        sizes.push(...seen);
+      }
+    } finally {
+      await close();
+    }
+    expect(Buffer.concat(parts).equals(Buffer.from(gather(data, ids).data))).toBe(true);
+    // Whole for the chunks of the first seven passes; for the last pass's two, down to the header
+    // and the one row past the first window (every window holds rows of the last pass), which
+    // the window before it would reach.
+    const whole = Array.from({ length: 14 }, () => bytes.length);
+    expect(sizes).toEqual([...whole, headerBytes + 256, headerBytes + 256]);
+    expect(readdirSync(scratch)).toEqual([]);
   });
 
   it('starts the gather while the copy is still under way; its reads wait for the bytes they need', async () => {

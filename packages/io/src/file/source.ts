@@ -24,6 +24,11 @@ export interface ByteSource {
    * executors read only what they need, never whole regions.
    */
   readMany?(reads: readonly { position: number; target: Uint8Array }[]): Promise<void>;
+  /**
+   * Says that no byte at or after `position` will be read again. A temp copy frees them, so that
+   * what the run writes next reuses that memory; absent where there is nothing to free.
+   */
+  release?(position: number): void;
   close(): Promise<void>;
 }
 

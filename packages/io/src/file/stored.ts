@@ -101,6 +101,8 @@ export interface TensorFile {
    * requests); executors should then read only what they need, never whole regions.
    */
   readMany?(reads: readonly { position: number; target: Uint8Array }[]): Promise<void>;
+  /** Present for a temp copy: no byte at or after `position` will be read again (ByteSource). */
+  release?(position: number): void;
   close(): Promise<void>;
 }
 
@@ -261,6 +263,11 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
     ...(source.readMany === undefined
       ? {}
       : { readMany: (reads) => (source.readMany as NonNullable<typeof source.readMany>)(reads) }),
+    ...(source.release === undefined
+      ? {}
+      : {
+          release: (position) => (source.release as NonNullable<typeof source.release>)(position),
+        }),
     async close() {
       await reader.close();
       await source.close();

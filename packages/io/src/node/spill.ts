@@ -8,17 +8,23 @@
 // and each read waits until the copy has got past it: planning and the first pass over the data
 // run while the rest is still arriving.
 
-import { closeSync, existsSync, openSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
 import {
-  dtypeSize,
-  type GatherOptions,
-  planGather,
-  type Tensor,
-  TensorOpsError,
-} from '@tensorops/core';
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  openSync,
+  statfsSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { dtypeSize, planGather, type Tensor, TensorOpsError } from '@tensorops/core';
 import { ioError } from '../file/errors.js';
-import { type FileGatherStream, gatherFromFile } from '../file/gather-file/index.js';
+import {
+  type FileGatherOptions,
+  type FileGatherStream,
+  gatherFromFile,
+} from '../file/gather-file/index.js';
 import { spillPays } from '../file/gather-file/pick-mode.js';
 import {
   gatherFromNpyStream,
@@ -49,11 +55,12 @@ export interface PipeGather {
 /**
  * Gathers `indices` from the .npy on `npy` (numpy take / ONNX Gather), through a temp file in
  * `dir` when that costs less (see the header). Everything is validated before any data is read.
+ * `options` are gatherFromFile's: its chunk sizes apply to either way.
  */
 export async function gatherFromPipe(
   npy: NpyOnStream,
   indices: Tensor,
-  options: GatherOptions = {},
+  options: FileGatherOptions = {},
   dir: string = process.getBuiltinModule('node:os').tmpdir(),
 ): Promise<PipeGather> {
   const { header } = npy;
@@ -62,7 +69,7 @@ export async function gatherFromPipe(
   for (const d of plan.outShape) outBytes *= d;
   const spill =
     rangeReadable(npyStoredTensor(header)) &&
-    spillPays(header.nbytes, outBytes, CHUNK_BYTES) &&
+    spillPays(header.nbytes, outBytes, options.chunkBytes ?? CHUNK_BYTES) &&
     hasRoom(dir, header.nbytes);
   if (!spill) return { stream: gatherFromNpyStream(npy, indices, options), close: async () => {} };
   const spilled = await startSpill(npy, dir);
@@ -147,11 +154,9 @@ async function startSpill(npy: NpyOnStream, dir: string): Promise<Spill> {
     throw error;
   }
   const progress = new CopyProgress();
-  const copied = copyData(() => copyTo(fd, progress.shared), label, dir)
-    .then((count) => {
-      if (count < npy.header.nbytes) throw endedEarly(label, npy.header.nbytes, count);
-    })
-    .finally(() => closeSync(fd));
+  const copied = copyData(() => copyTo(fd, progress.shared), label, dir).then((count) => {
+    if (count < npy.header.nbytes) throw endedEarly(label, npy.header.nbytes, count);
+  });
   // Observed by the reads that wait and by the gather's end; this keeps an unobserved failure
   // (a gather that failed first) from being reported as unhandled.
   copied.catch(() => {});
@@ -161,14 +166,22 @@ async function startSpill(npy: NpyOnStream, dir: string): Promise<Spill> {
   } catch (cause) {
     await npy.close();
     await copied.catch(() => {});
+    closeSync(fd);
     throw ioError(dir, 'read', cause);
   }
-  const spill = new SpillSource(source, headerBytes.length, npy.header.nbytes, progress, copied);
+  const spill = new SpillSource(
+    source,
+    fd,
+    headerBytes.length,
+    npy.header.nbytes,
+    progress,
+    copied,
+  );
   const close = async (): Promise<void> => {
     // Ends the worker if it still copies (a gather that failed or was abandoned).
     if (!progress.ended) await npy.close();
     await copied.catch(() => {});
-    await source.close();
+    await spill.close();
   };
   try {
     return { file: tensorFile(spill, await npyReader(spill)), copied, close };
@@ -199,13 +212,16 @@ function openUnlinkedTemp(dir: string): number {
 /**
  * The temp file of a copy in progress, as a source of the size its header declares: each read
  * waits until the copy has written past its end (or ended), then reads the file; the synchronous
- * read appears once the whole file is there.
+ * read appears once the whole file is there. It owns the copy's descriptor (`copyFd`), through
+ * which a release cuts the file short once the copy is whole.
  */
 class SpillSource implements ByteSource {
   readonly bytes = undefined;
+  private closed = false;
 
   constructor(
     private readonly file: ByteSource,
+    private readonly copyFd: number,
     private readonly headerBytes: number,
     private readonly dataBytes: number,
     private readonly progress: CopyProgress,
@@ -241,8 +257,28 @@ class SpillSource implements ByteSource {
     return this.file.read(target, position);
   }
 
-  close(): Promise<void> {
-    return this.file.close();
+  /**
+   * Frees the file's pages from `position` on (page cache the next writes of the run reuse, where
+   * fresh memory costs a fault per page). Only once the copy is whole: the worker writes no more.
+   */
+  release(position: number): void {
+    const { progress } = this;
+    if (this.closed || !progress.ended || progress.written < this.dataBytes) return;
+    try {
+      ftruncateSync(this.copyFd, Math.max(this.headerBytes, position));
+    } catch {
+      // A hint only: where the cut fails, the pages are freed when the file is closed.
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.file.close();
+    } finally {
+      closeSync(this.copyFd);
+    }
   }
 }
 

@@ -164,9 +164,12 @@ export async function* passesGather(
       secondAt: chunksAt + ((k + 1) % RING) * chunkLength,
       split: chunkBlocks,
     };
+    // The last of several passes reads the windows backwards, freeing what it has passed where
+    // the source can (a temp copy): the last chunks' writes reuse those pages.
+    const release = k > 0 && first === blocks;
     k += perPass;
     if (ctx.zeroFill) zeroFillBlocks(arena, offsets, count, to, blockBytes);
-    for await (const { w, base } of windowReader.pass(starts)) {
+    for await (const { w, base } of windowReader.pass(starts, release)) {
       const from = starts[w] as number;
       const end = starts[w + 1] as number;
       if (mover === null) moveBlocks(arena, order, offsets, from, end, base, to, blockBytes);
@@ -228,19 +231,33 @@ class PassWindows {
     private readonly total: number,
   ) {}
 
-  /** Each needed window once it is read: `w`, and `base` (a source offset minus it is the arena index). */
-  async *pass(starts: Int32Array): AsyncIterable<{ w: number; base: number }> {
+  /**
+   * Each needed window once it is read: `w`, and `base` (a source offset minus it is the arena
+   * index). With `release`, where the file can free what is read, the windows come last first,
+   * and each read releases the bytes no window before it reaches.
+   */
+  async *pass(starts: Int32Array, release = false): AsyncIterable<{ w: number; base: number }> {
     const windows = starts.length - 1;
+    const backwards = release && this.ctx.file.release !== undefined;
+    const step = backwards ? previousWindow : nextWindow;
+    const first = step(starts, backwards ? windows : -1);
     let pending: Promise<void> | undefined; // the read of window w, started during the last move
-    for (let w = nextWindow(starts, -1), slot = 0; w < windows; slot ^= 1) {
+    for (let w = first, slot = 0; w >= 0 && w < windows; slot ^= 1) {
       await (pending ?? this.read(w, slot));
-      const after = nextWindow(starts, w);
-      pending = after < windows ? this.read(after, slot ^ 1) : undefined;
+      const after = step(starts, w);
+      pending = after >= 0 && after < windows ? this.read(after, slot ^ 1) : undefined;
+      // Windows before w reach up to its start plus one block (see spanOf).
+      if (backwards) this.ctx.file.release?.(this.ctx.offset + w * this.windowBytes + this.reach);
       const at = slot * this.windowLength;
       swapBytesInPlace(this.arena.subarray(at, at + this.spanOf(w)), this.ctx.swapUnit);
       yield { w, base: w * this.windowBytes - at };
       w = after;
     }
+  }
+
+  /** How far a window reaches beyond its windowBytes. */
+  private get reach(): number {
+    return Math.max(0, this.windowLength - this.windowBytes);
   }
 
   private spanOf(w: number): number {
@@ -257,6 +274,13 @@ class PassWindows {
     read.catch(() => {}); // awaited by the next step; a pass left early must not leave it unhandled
     return read;
   }
+}
+
+/** The last window before `w` that holds blocks of the chunk; -1 where none does. */
+function previousWindow(starts: Int32Array, w: number): number {
+  let previous = w - 1;
+  while (previous >= 0 && starts[previous] === starts[previous + 1]) previous--;
+  return previous;
 }
 
 /** The first window after `w` that holds blocks of the chunk (starts[k] < starts[k + 1]). */
