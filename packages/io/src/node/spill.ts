@@ -2,11 +2,11 @@
 // out as it passes (the stream sweep, which holds the whole output in fresh memory), or it is
 // first copied to a temp file and gathered from there like any file (the passes strategy, whose
 // buffers are reused). spillPays decides by the same costs as the file strategies. The temp file
-// is unlinked the moment it is created and read through /proc/self/fd (Linux), so nothing is left
-// behind, whatever ends the process; elsewhere, or without room in the temp folder, the pipe is
-// swept. Where a worker thread copies (a pipe given as a descriptor), the gather starts at once
-// and each read waits until the copy has got past it: planning and the first pass over the data
-// run while the rest is still arriving.
+// is unlinked the moment it is created, so nothing is left behind, whatever ends the process, and
+// read through /proc/self/fd (Linux); elsewhere, or without room in the temp folder, the pipe is
+// swept. Where a worker thread copies (a pipe given as a descriptor), the gather reads through the
+// copy's own descriptor and starts at once: each read waits until the copy has got past it, so
+// planning and the first pass over the data run while the rest is still arriving.
 
 import {
   closeSync,
@@ -36,7 +36,7 @@ import type { ByteSource } from '../file/source.js';
 import { rangeReadable, type TensorFile, tensorFile } from '../file/stored.js';
 import type { TensorStream } from '../file/tensor-stream.js';
 import { type CopyFailure, CopyProgress } from './pipe-copy.js';
-import { openSource } from './source.js';
+import { readInto, readIntoSync } from './read.js';
 import { openTensorFile } from './tensor-file.js';
 
 /** The output chunk the file strategies default to (the passes' chunks are four of them). */
@@ -160,23 +160,7 @@ async function startSpill(npy: NpyOnStream, dir: string): Promise<Spill> {
   // Observed by the reads that wait and by the gather's end; this keeps an unobserved failure
   // (a gather that failed first) from being reported as unhandled.
   copied.catch(() => {});
-  let source: ByteSource;
-  try {
-    source = await openSource(`/proc/self/fd/${fd}`, 'npy', label);
-  } catch (cause) {
-    await npy.close();
-    await copied.catch(() => {});
-    closeSync(fd);
-    throw ioError(dir, 'read', cause);
-  }
-  const spill = new SpillSource(
-    source,
-    fd,
-    headerBytes.length,
-    npy.header.nbytes,
-    progress,
-    copied,
-  );
+  const spill = new SpillSource(label, fd, headerBytes.length, npy.header.nbytes, progress, copied);
   const close = async (): Promise<void> => {
     // Ends the worker if it still copies (a gather that failed or was abandoned).
     if (!progress.ended) await npy.close();
@@ -210,43 +194,36 @@ function openUnlinkedTemp(dir: string): number {
 }
 
 /**
- * The temp file of a copy in progress, as a source of the size its header declares: each read
- * waits until the copy has written past its end (or ended), then reads the file; the synchronous
- * read appears once the whole file is there. It owns the copy's descriptor (`copyFd`), through
- * which a release cuts the file short once the copy is whole.
+ * The temp file of a copy in progress, through the copy's own descriptor, as a source of the size
+ * its header declares: each read waits until the copy has written past its end (or ended), then
+ * reads the file; the synchronous read appears once the whole file is there, and a release cuts
+ * the file short. The worker writes at the descriptor's offset, the reads are positional.
  */
 class SpillSource implements ByteSource {
   readonly bytes = undefined;
   private closed = false;
 
   constructor(
-    private readonly file: ByteSource,
-    private readonly copyFd: number,
+    readonly label: string,
+    readonly fd: number,
     private readonly headerBytes: number,
     private readonly dataBytes: number,
     private readonly progress: CopyProgress,
     private readonly copied: Promise<void>,
   ) {}
 
-  get label(): string {
-    return this.file.label;
-  }
-
   get size(): number {
     return this.headerBytes + this.dataBytes;
   }
 
-  get fd(): number | undefined {
-    return this.file.fd;
+  /** The copy is over and the file holds all the data its header declares. */
+  private get whole(): boolean {
+    return this.progress.ended && this.progress.written >= this.dataBytes;
   }
 
   get readSync(): ByteSource['readSync'] {
-    const { file, progress } = this;
-    const readSync = file.readSync;
-    if (!progress.ended || progress.written < this.dataBytes || readSync === undefined) {
-      return undefined;
-    }
-    return (target: Uint8Array, position: number) => readSync.call(file, target, position);
+    if (!this.whole) return undefined;
+    return (target: Uint8Array, position: number) => readIntoSync(this.fd, target, position);
   }
 
   async read(target: Uint8Array, position: number): Promise<number> {
@@ -254,7 +231,7 @@ class SpillSource implements ByteSource {
     await this.progress.reach(end - this.headerBytes);
     // Short: the copy failed (its error) or the pipe ended (the file is short, the read says so).
     if (this.headerBytes + this.progress.written < end) await this.copied;
-    return this.file.read(target, position);
+    return readInto(this.fd, target, position);
   }
 
   /**
@@ -262,23 +239,19 @@ class SpillSource implements ByteSource {
    * fresh memory costs a fault per page). Only once the copy is whole: the worker writes no more.
    */
   release(position: number): void {
-    const { progress } = this;
-    if (this.closed || !progress.ended || progress.written < this.dataBytes) return;
+    if (this.closed || !this.whole) return;
     try {
-      ftruncateSync(this.copyFd, Math.max(this.headerBytes, position));
+      ftruncateSync(this.fd, Math.max(this.headerBytes, position));
     } catch {
       // A hint only: where the cut fails, the pages are freed when the file is closed.
     }
   }
 
+  /** Once only: a second close could close a descriptor number reused by then. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    try {
-      await this.file.close();
-    } finally {
-      closeSync(this.copyFd);
-    }
+    closeSync(this.fd);
   }
 }
 
