@@ -9,7 +9,7 @@
 // Every peer's output is compared with tensorops' (sha256 of the bytes, and the shape) before
 // its time is reported; a mismatch is printed in place of the figure and makes the exit code 1.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -383,8 +383,9 @@ async function runWholeProcess(id, opts, ctx) {
   gc();
   // 11 rounds: with 5, the medians' ratios moved by a third between back-to-back runs here.
   const runs = opts.quick ? 2 : 11;
+  const dataBytes = statSync(join(ctx.dir, 'data.npy')).size;
   const r = await wholeProcess(w8Procs({ dir: ctx.dir, python }), { runs });
-  return { id, title: `W8 file to file: ${w1.title(size)} as .npy files`, ...r };
+  return { id, title: `W8 file to file: ${w1.title(size)} as .npy files`, dataBytes, ...r };
 }
 
 const ratio = (a, b) => (a && b ? `${fmt(a / b)}x` : '');
@@ -436,6 +437,13 @@ function printWhole(r) {
     checks.push(verdict('W8 peak RSS vs numpy', numpy && ours && ours.rssMB / numpy.rssMB, 0.7));
     checks.push(verdict('W8 stdin vs file', stdin && ours && stdin.ms / ours.ms, 1.5));
     checks.push(verdict('W8 pipe vs file', pipe && ours && pipe.ms / ours.ms, 1.5));
+    // Data on stdin is streamed or spilled, never held twice: peak RSS at most the data + 64 MiB.
+    const rssLimitMB = r.dataBytes / 2 ** 20 + 64;
+    for (const p of [stdin, pipe].filter(Boolean)) {
+      checks.push(
+        `W8 ${p.role} peak RSS: ${fmt(p.rssMB, 0)} MB (target <= the data + 64 MiB = ${fmt(rssLimitMB, 0)} MB) ${p.rssMB <= rssLimitMB ? 'met' : 'MISSED'}`,
+      );
+    }
     const copy = r.rows.find((p) => p.role === 'copy');
     if (pipe && ours && copy) {
       checks.push(
