@@ -241,7 +241,6 @@ export async function wholeProcess(procs, { runs }) {
   for (let i = 0; i <= runs; i++) {
     const digests = new Map();
     for (const [k, p] of procs.entries()) {
-      if (p.out) rmSync(p.out, { force: true });
       const m = await measure(p.argv, p.env);
       if (i > 0) samples[k].push(m);
       if (p.out && p.verify) digests.set(p, npyDigest(p.out));

@@ -14,11 +14,6 @@ export interface ByteSource {
   /** Fills `target` from `position` on; returns the bytes read (fewer only at the end). */
   read(target: Uint8Array, position: number): Promise<number>;
   /**
-   * A local file's read, synchronously (the main thread waits; no thread-pool round trip).
-   * Absent while the file is still being written by a copy that its reads wait for.
-   */
-  readSync?(target: Uint8Array, position: number): number;
-  /**
    * Remote sources: fills many ranges (each within the source) at once, merging them into few
    * requests. Its presence says that every read is a round trip (a request, a Blob slice), so
    * executors read only what they need, never whole regions.

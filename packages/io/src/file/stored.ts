@@ -86,12 +86,6 @@ export interface TensorFile {
   /** Raw bytes at an absolute offset, for executors that read only what they need. */
   readAt(target: Uint8Array, position: number): Promise<number>;
   /**
-   * Present for a file on local disk: readAt, synchronously. For executors that read many
-   * windows from the page cache, where a thread-pool round trip per read costs more than the read.
-   * Absent while a spill file is still being copied (its reads wait for the copy): ask at each use.
-   */
-  readAtSync?(target: Uint8Array, position: number): number;
-  /**
    * The `length` bytes at an absolute offset without a copy, when the file is held in memory
    * (opened from bytes); undefined for a file on disk or a range past the end.
    */
@@ -248,12 +242,6 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
     },
     readAt(target, position) {
       return source.read(target, position);
-    },
-    // Asked at each use: a source may gain its synchronous read later (a spill file, once whole).
-    get readAtSync() {
-      const { readSync } = source;
-      if (readSync === undefined) return undefined;
-      return (target: Uint8Array, position: number) => readSync.call(source, target, position);
     },
     bytesInMemory(position, length) {
       const { bytes } = source;

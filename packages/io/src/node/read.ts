@@ -1,7 +1,6 @@
 // Reading bytes from files and streams with every size checked before the big allocation.
 
 import { constants } from 'node:buffer';
-import { readSync } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import { ioError } from '../file/errors.js';
 import { readFd } from './fs-calls.js';
@@ -21,18 +20,6 @@ export async function readInto(fd: number, target: Uint8Array, position: number)
   while (done < target.length) {
     const length = Math.min(IO_CHUNK, target.length - done);
     const { bytesRead } = await readFd(fd, target, done, length, position + done);
-    if (bytesRead === 0) break;
-    done += bytesRead;
-  }
-  return done;
-}
-
-/** readInto, synchronously, for short reads from the page cache where a thread hop costs more. */
-export function readIntoSync(fd: number, target: Uint8Array, position: number): number {
-  let done = 0;
-  while (done < target.length) {
-    const length = Math.min(IO_CHUNK, target.length - done);
-    const bytesRead = readSync(fd, target, done, length, position + done);
     if (bytesRead === 0) break;
     done += bytesRead;
   }

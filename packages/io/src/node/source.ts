@@ -4,7 +4,7 @@
 import type { TensorFormat } from '../convert.js';
 import { type ByteSource, bufferSource } from '../file/source.js';
 import { closeFd, fstatFd, openFd } from './fs-calls.js';
-import { readInto, readIntoSync } from './read.js';
+import { readInto } from './read.js';
 import { readDeclaredFromDescriptor } from './read-declared.js';
 
 class FileSource implements ByteSource {
@@ -19,10 +19,6 @@ class FileSource implements ByteSource {
 
   read(target: Uint8Array, position: number): Promise<number> {
     return readInto(this.fd, target, position);
-  }
-
-  readSync(target: Uint8Array, position: number): number {
-    return readIntoSync(this.fd, target, position);
   }
 
   /** Once only: a second close could close a descriptor number reused by then. */

@@ -36,7 +36,7 @@ import type { ByteSource } from '../file/source.js';
 import { rangeReadable, type TensorFile, tensorFile } from '../file/stored.js';
 import type { TensorStream } from '../file/tensor-stream.js';
 import { type CopyFailure, CopyProgress } from './pipe-copy.js';
-import { readInto, readIntoSync } from './read.js';
+import { readInto } from './read.js';
 import { openTensorFile } from './tensor-file.js';
 
 /** The output chunk the file strategies default to (the passes' chunks are four of them). */
@@ -196,8 +196,8 @@ function openUnlinkedTemp(dir: string): number {
 /**
  * The temp file of a copy in progress, through the copy's own descriptor, as a source of the size
  * its header declares: each read waits until the copy has written past its end (or ended), then
- * reads the file; the synchronous read appears once the whole file is there, and a release cuts
- * the file short. The worker writes at the descriptor's offset, the reads are positional.
+ * reads the file; once the whole file is there, a release cuts it short. The worker writes at the
+ * descriptor's offset, the reads are positional.
  */
 class SpillSource implements ByteSource {
   readonly bytes = undefined;
@@ -219,11 +219,6 @@ class SpillSource implements ByteSource {
   /** The copy is over and the file holds all the data its header declares. */
   private get whole(): boolean {
     return this.progress.ended && this.progress.written >= this.dataBytes;
-  }
-
-  get readSync(): ByteSource['readSync'] {
-    if (!this.whole) return undefined;
-    return (target: Uint8Array, position: number) => readIntoSync(this.fd, target, position);
   }
 
   async read(target: Uint8Array, position: number): Promise<number> {
