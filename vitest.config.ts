@@ -1,11 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
-// One run over every package. Cross-package imports resolve to the built dist/ through the
-// workspace links, so `pnpm test` builds first.
+// One run over every package, in three projects a newcomer can run apart:
+// - unit: the libraries and the CLI's modules in-process (real files, real local servers);
+// - e2e: tests that spawn the built CLI;
+// - slow: packing and installing the packages, headless Chromium, the hostile-input stress run.
+// Cross-package imports resolve to the built dist/ through the workspace links, so every project
+// needs `pnpm build` first (`pnpm test` builds).
+const E2E = ['apps/cli/test/**/*.test.{ts,tsx}', 'test/readme.test.ts'];
+const SLOW = ['test/packaging.test.ts', 'test/stress.test.ts', 'packages/io/test/browser.test.ts'];
+const ALL = ['{packages,apps}/*/{src,test}/**/*.test.{ts,tsx}', 'test/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['{packages,apps}/*/{src,test}/**/*.test.{ts,tsx}', 'test/**/*.test.ts'],
     reporters: ['default', './scripts/summary-reporter.ts'],
     testTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ALL, exclude: [...E2E, ...SLOW] } },
+      { extends: true, test: { name: 'e2e', include: E2E } },
+      { extends: true, test: { name: 'slow', include: SLOW } },
+    ],
   },
 });
