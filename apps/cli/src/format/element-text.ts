@@ -2,14 +2,20 @@ import { type Dtype, dtypeSize, float8ToNumber, isFloat8Dtype, type Shape } from
 import type { TensorStream } from '@tensorops/io/node';
 import { type ElementValue, elementReader } from './elements.js';
 import { type FloatDtype, isFloatDtype, reprFloat } from './float-text.js';
+import { RefusedElement, refusedElementError } from './refused-element.js';
 
 // Text output of a tensor (JSON, CSV, TSV), produced a block of elements at a time from the
 // stream's chunks, so memory stays at one chunk plus one block of text however large the tensor.
+// Strings are read exactly (never with a replacement character); an element the text cannot hold
+// is one error naming its position.
 
 /** Elements formatted into one text block: small enough to bound memory, large to amortise. */
 const BLOCK_ELEMENTS = 1 << 14;
 
-/** The text for the element at flat index `index` (separators and brackets included). */
+/**
+ * The text for the element at flat index `index` (separators and brackets included); it throws
+ * RefusedElement for a value its format cannot hold.
+ */
 export type ElementPiece = (index: number, value: ElementValue) => string;
 
 const encoder = new TextEncoder();
@@ -29,25 +35,27 @@ export async function* streamText(
   if (size === 0) {
     // Zero-width strings (U0, S0) have no bytes to read: every element is the empty one.
     const empty = elementReader({ dtype: s.dtype, shape: [1], data: new Uint8Array(0) })(0);
-    yield* blocksOf(0, elementCount(s.shape), piece, () => empty);
+    yield* blocksOf(s.shape, 0, elementCount(s.shape), piece, () => empty);
   }
   let first = 0;
   for await (const chunk of s.chunks({ reuse: true })) {
     if (size === 0) break;
     const count = chunk.byteLength / size;
     yield* blocksOf(
+      s.shape,
       first,
       count,
       piece,
-      elementReader({ dtype: s.dtype, shape: [count], data: chunk }),
+      elementReader({ dtype: s.dtype, shape: [count], data: chunk }, 'exact'),
     );
     first += count;
   }
   if (tail !== '') yield encoder.encode(tail);
 }
 
-/** The text of `count` elements (flat indices from `first`), a block at a time. */
+/** The text of `count` elements (flat indices from `first` in `shape`), a block at a time. */
 function* blocksOf(
+  shape: Shape,
   first: number,
   count: number,
   piece: ElementPiece,
@@ -56,7 +64,12 @@ function* blocksOf(
   for (let start = 0; start < count; start += BLOCK_ELEMENTS) {
     const end = Math.min(count, start + BLOCK_ELEMENTS);
     let text = '';
-    for (let i = start; i < end; i++) text += piece(first + i, read(i));
+    let i = start;
+    try {
+      for (; i < end; i++) text += piece(first + i, read(i));
+    } catch (error) {
+      throw error instanceof RefusedElement ? refusedElementError(error, first + i, shape) : error;
+    }
     yield encoder.encode(text);
   }
 }
