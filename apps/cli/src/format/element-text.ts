@@ -22,7 +22,8 @@ const encoder = new TextEncoder();
 
 /**
  * The UTF-8 text `head`, then `piece` of every element in order, then `tail`. A consumer that
- * stops early (the reader went away) stops the reading of the stream with it.
+ * stops early (the reader went away) stops the reading of the stream with it. The head goes out
+ * with the first block of elements, so an element refused in that block leaves no output at all.
  */
 export async function* streamText(
   s: TensorStream,
@@ -30,27 +31,28 @@ export async function* streamText(
   piece: ElementPiece,
   tail: string,
 ): AsyncGenerator<Uint8Array> {
-  if (head !== '') yield encoder.encode(head);
+  let pending = head;
   const size = dtypeSize(s.dtype);
   if (size === 0) {
     // Zero-width strings (U0, S0) have no bytes to read: every element is the empty one.
     const empty = elementReader({ dtype: s.dtype, shape: [1], data: new Uint8Array(0) })(0);
-    yield* blocksOf(s.shape, 0, elementCount(s.shape), piece, () => empty);
+    for (const block of blocksOf(s.shape, 0, elementCount(s.shape), piece, () => empty)) {
+      yield encoder.encode(pending + block);
+      pending = '';
+    }
   }
   let first = 0;
   for await (const chunk of s.chunks({ reuse: true })) {
     if (size === 0) break;
     const count = chunk.byteLength / size;
-    yield* blocksOf(
-      s.shape,
-      first,
-      count,
-      piece,
-      elementReader({ dtype: s.dtype, shape: [count], data: chunk }, 'exact'),
-    );
+    const read = elementReader({ dtype: s.dtype, shape: [count], data: chunk }, 'exact');
+    for (const block of blocksOf(s.shape, first, count, piece, read)) {
+      yield encoder.encode(pending + block);
+      pending = '';
+    }
     first += count;
   }
-  if (tail !== '') yield encoder.encode(tail);
+  if (pending + tail !== '') yield encoder.encode(pending + tail);
 }
 
 /** The text of `count` elements (flat indices from `first` in `shape`), a block at a time. */
@@ -60,7 +62,7 @@ function* blocksOf(
   count: number,
   piece: ElementPiece,
   read: (i: number) => ElementValue,
-): Generator<Uint8Array> {
+): Generator<string> {
   for (let start = 0; start < count; start += BLOCK_ELEMENTS) {
     const end = Math.min(count, start + BLOCK_ELEMENTS);
     let text = '';
@@ -70,7 +72,7 @@ function* blocksOf(
     } catch (error) {
       throw error instanceof RefusedElement ? refusedElementError(error, first + i, shape) : error;
     }
-    yield encoder.encode(text);
+    yield text;
   }
 }
 

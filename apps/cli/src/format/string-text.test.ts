@@ -2,7 +2,7 @@ import { createTensor, type Shape, type Tensor } from '@tensorops/core';
 import { streamOfTensor } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
 import { type Delimiter, delimitedChunks } from './delimited-text.js';
-import { tensorJson } from './tensor-json.js';
+import { tensorJson, tensorJsonChunks } from './tensor-json.js';
 
 // Strings in the text forms: every code unit kept, or the element refused by position.
 
@@ -76,6 +76,24 @@ describe('strings in --json', () => {
     await expect(tensorJson(unicode(2, [], [[0xd83d, 0xde00]]))).rejects.toThrow(
       'the string holds the surrogates U+D83D U+DE00 as two code units, which text reads back as one character; write .npy',
     );
+  });
+});
+
+describe('a refused element', () => {
+  it('in the first block leaves no output: the head goes out with the first elements', async () => {
+    const yielded: Uint8Array[] = [];
+    const t = unicode(1, [2], [[0x61], [0x110000]]);
+    const read = async (): Promise<void> => {
+      for await (const chunk of tensorJsonChunks(streamOfTensor(t))) yielded.push(chunk);
+    };
+    await expect(read()).rejects.toThrow('the string at [1] holds the code unit 0x110000');
+    expect(yielded).toEqual([]);
+    const header = delimitedChunks(streamOfTensor(strings([1], ['#'])), {
+      delimiter: ',',
+      header: true,
+    });
+    const first = (header as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]().next();
+    await expect(first).rejects.toThrow("the string at [0] holds '#'");
   });
 });
 
