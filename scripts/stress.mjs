@@ -745,6 +745,96 @@ for (const [id, dict, dataBytes, exit] of headerCases) {
   });
 }
 
+// 15: strings in the text forms: every code unit kept (JSON), or one line naming the element
+// a text form cannot hold exactly, and no output file
+const codeUnits = (s) => Array.from(s, (c) => c.codePointAt(0));
+/** A U`width` .npy of `shape` whose elements are the given arrays of code units. */
+function unicodeNpy(width, shape, items) {
+  const data = Buffer.alloc(items.length * width * 4);
+  items.forEach((units, i) => {
+    units.forEach((u, j) => {
+      data.writeUInt32LE(u, (i * width + j) * 4);
+    });
+  });
+  return npy(`<U${width}`, shape, data);
+}
+
+for (const [id, width, items, format, at] of [
+  ['text-nul-csv', 3, [codeUnits('a\0b'), codeUnits('c')], 'csv', '[0]'],
+  ['text-nul-tsv', 3, [codeUnits('c'), codeUnits('\0b')], 'tsv', '[1]'],
+  ['text-hash-csv', 8, [codeUnits('#comment'), codeUnits('a#b')], 'csv', '[0]'],
+  ['text-empty-csv', 1, [codeUnits('a'), []], 'csv', '[1]'],
+  ['text-surrogate-tsv', 1, [codeUnits('a'), [0xd800]], 'tsv', '[1]'],
+  ['text-beyond-unicode-csv', 1, [[0x110000], codeUnits('a')], 'csv', '[0]'],
+  ['text-beyond-unicode-json', 1, [codeUnits('a'), [0xffffffff]], 'json', '[1]'],
+  ['text-surrogate-units-json', 2, [[0xd83d, 0xde00]], 'json', '[0]'],
+]) {
+  add(id, 15, async (dir) => {
+    writeFileSync(join(dir, 's.npy'), unicodeNpy(width, [items.length], items));
+    const r = await run(['convert', join(dir, 's.npy'), join(dir, `out.${format}`)]);
+    const f = cleanFailure(r, dir, ['s.npy']);
+    return { result: r, ok: f.ok && r.stderr.includes(`the string at ${at} `), left: f.left };
+  });
+}
+
+add('text-nul-json', 15, async (dir) => {
+  writeFileSync(join(dir, 's.npy'), unicodeNpy(3, [2], [codeUnits('a\0b'), codeUnits('c')]));
+  const r = await run(['convert', join(dir, 's.npy'), '-', '--json'], {
+    stdout: join(dir, 'out.json'),
+  });
+  const text = readFileSync(join(dir, 'out.json'), 'utf8');
+  return {
+    result: r,
+    ok: r.code === 0 && text === '{"dtype":"U3","shape":[2],"data":["a\\u0000b","c"]}\n',
+    left: extraFiles(dir, ['s.npy', 'out.json']),
+  };
+});
+
+// One string of many code units, mostly inner NULs: JSON keeps them all, CSV refuses it.
+const wide = size(1 << 22, 1 << 18);
+const wideItem = [0x61, ...Array(wide - 2).fill(0), 0x62];
+add('text-wide-nul-json', 15, async (dir) => {
+  writeFileSync(join(dir, 's.npy'), unicodeNpy(wide, [1], [wideItem]));
+  const r = await run(['convert', join(dir, 's.npy'), '-', '--json'], { timeoutMs: 120_000 });
+  const expected = `{"dtype":"U${wide}","shape":[1],"data":["a${'\\u0000'.repeat(wide - 2)}b"]}\n`;
+  return {
+    result: r,
+    ok: r.code === 0 && r.stdoutBytes === expected.length && r.rss < 600 * MB,
+    left: extraFiles(dir, ['s.npy']),
+    note: `${(r.stdoutBytes / MB).toFixed(0)} MiB of JSON`,
+  };
+});
+add('text-wide-nul-csv', 15, async (dir) => {
+  writeFileSync(join(dir, 's.npy'), unicodeNpy(wide, [1], [wideItem]));
+  const r = await run(['convert', join(dir, 's.npy'), join(dir, 'out.csv')], {
+    timeoutMs: 120_000,
+  });
+  const f = cleanFailure(r, dir, ['s.npy']);
+  return {
+    result: r,
+    ok: f.ok && r.stderr.includes('the string at [0] holds a NUL'),
+    left: f.left,
+  };
+});
+
+// A '#' in the last of many elements: refused by position after the rest was formatted.
+add('text-late-hash-csv', 15, async (dir) => {
+  const count = size(1 << 24, 1 << 20);
+  const data = Buffer.alloc(count * 4);
+  for (let i = 0; i < count; i++) data.writeUInt32LE(0x78, i * 4);
+  data.writeUInt32LE(0x23, (count - 1) * 4);
+  writeFileSync(join(dir, 's.npy'), npy('<U1', [count], data));
+  const r = await run(['convert', join(dir, 's.npy'), join(dir, 'out.csv')], {
+    timeoutMs: 120_000,
+  });
+  const f = cleanFailure(r, dir, ['s.npy']);
+  return {
+    result: r,
+    ok: f.ok && r.stderr.includes(`the string at [${count - 1}] holds '#'`) && r.rss < 300 * MB,
+    left: f.left,
+  };
+});
+
 // ---------------------------------------------------------------------------------------------
 
 function fmt(result) {

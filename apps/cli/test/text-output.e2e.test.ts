@@ -1,26 +1,37 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { encodeNpyHeader } from '@tensorops/io';
 import { describe, expect, it } from 'vitest';
 import { BIN, listDir, REPO, tempDir, tensorops } from './helpers.js';
 
-// The golden CSV / TSV files come from scripts/fixtures/text.py, which proves that numpy.loadtxt
-// reads each one back to the .npy beside it.
+// The golden CSV / TSV / JSON files come from scripts/fixtures/text.py, which proves that
+// numpy.loadtxt (json.loads for JSON) reads each one back to the .npy beside it. A fixture with no
+// golden file in a format is listed in refused.json with the element the CLI must name.
 const TEXT = join(REPO, 'fixtures/text');
-const CASES = [
-  'float32',
-  'float64',
-  'float16',
-  'int64',
-  'uint64',
-  'int8',
-  'bool',
-  'scalar',
-  'rank3',
-  'complex128',
-  'unicode',
-];
+type TextFormat = 'csv' | 'tsv' | 'json';
+interface Refusal {
+  readonly name: string;
+  readonly format: TextFormat;
+  /** numpy's index of the element, '' for a scalar. */
+  readonly at: string;
+}
+const REFUSED: readonly Refusal[] = JSON.parse(readFileSync(join(TEXT, 'refused.json'), 'utf8'));
+const FIXTURES = readdirSync(TEXT)
+  .filter((f) => f.endsWith('.npy'))
+  .map((f) => f.slice(0, -'.npy'.length))
+  .sort();
+const golden = (name: string, format: TextFormat): string => join(TEXT, `${name}.${format}`);
+const withGolden = (format: TextFormat): string[] =>
+  FIXTURES.filter((name) => existsSync(golden(name, format)));
 const fx = (name: string): string => join(REPO, 'fixtures', 'cli', `${name}.npy`);
 
 /** A .npy of `count` float32 zeros, sparse on disk (header, then a hole). */
@@ -35,22 +46,36 @@ function zerosNpy(dir: string, count: number): string {
 }
 
 describe('CSV / TSV output: numpy.savetxt layout, shortest round-trip digits', () => {
-  it.each(CASES)('%s: --format csv on stdout is the golden file', (name) => {
+  it('covers every fixture: each is written (golden file) or refused in CSV and in TSV', () => {
+    expect(FIXTURES.length).toBeGreaterThan(30);
+    for (const name of FIXTURES) {
+      for (const format of ['csv', 'tsv'] as const) {
+        const refused = REFUSED.some((r) => r.name === name && r.format === format);
+        expect([name, format, existsSync(golden(name, format))]).toEqual([name, format, !refused]);
+      }
+    }
+  });
+
+  it.each(withGolden('csv'))('%s: --format csv on stdout is the golden file', (name) => {
     const r = tensorops(['convert', join(TEXT, `${name}.npy`), '-', '--format', 'csv']);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.stdout.toString()).toBe(readFileSync(join(TEXT, `${name}.csv`), 'utf8'));
+    expect(r.stdout).toEqual(readFileSync(golden(name, 'csv')));
   });
 
-  it.each(CASES)('%s: -o FILE.tsv and -o FILE.txt are the golden tab-separated file', (name) => {
-    const dir = tempDir();
-    for (const ext of ['tsv', 'txt']) {
-      const out = join(dir, `out.${ext}`);
-      const r = tensorops(['convert', join(TEXT, `${name}.npy`), out]);
-      expect(r.status).toBe(0);
-      expect(readFileSync(out, 'utf8')).toBe(readFileSync(join(TEXT, `${name}.tsv`), 'utf8'));
-    }
-  });
+  it.each(withGolden('tsv'))(
+    '%s: -o FILE.tsv and -o FILE.txt are the golden tab-separated file',
+    (name) => {
+      const dir = tempDir();
+      for (const ext of ['tsv', 'txt']) {
+        const out = join(dir, `out.${ext}`);
+        const r = tensorops(['convert', join(TEXT, `${name}.npy`), out]);
+        expect(r.stderr).toBe('');
+        expect(r.status).toBe(0);
+        expect(readFileSync(out)).toEqual(readFileSync(golden(name, 'tsv')));
+      }
+    },
+  );
 
   it('the extension of -o picks CSV for a gather result', () => {
     const dir = tempDir();
@@ -89,6 +114,37 @@ describe('CSV / TSV output: numpy.savetxt layout, shortest round-trip digits', (
     expect(JSON.parse(readFileSync(json, 'utf8')).beams).toHaveLength(3);
   });
 });
+
+describe('strings the text forms cannot hold exactly', () => {
+  it.each(withGolden('json'))('%s: --json keeps every code unit (the golden document)', (name) => {
+    const r = tensorops(['convert', join(TEXT, `${name}.npy`), '-', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toEqual(readFileSync(golden(name, 'json')));
+  });
+
+  it.each(REFUSED)(
+    '$name as $format: exit 1, one line naming the element, nothing written',
+    (c) => {
+      const dir = tempDir();
+      const out = join(dir, `out.${c.format}`);
+      const which = c.at === '' ? 'the string' : `the string at ${c.at}`;
+      const line = new RegExp(
+        `^tensorops: error: ${escapeRegExp(out)}: ${escapeRegExp(which)} (holds|is) [^\n]+; write (\\.json or )?\\.npy\n$`,
+      );
+      const r = tensorops(['convert', join(TEXT, `${c.name}.npy`), out]);
+      expect(r.stderr).toMatch(line);
+      expect(r.status).toBe(1);
+      expect(listDir(dir)).toEqual([]);
+      const piped = tensorops(['convert', join(TEXT, `${c.name}.npy`), '-', '--format', c.format]);
+      expect(piped.stderr).toBe(r.stderr.replace(`${out}: `, ''));
+      expect(piped.status).toBe(1);
+      expect(piped.stdout.length).toBe(0);
+    },
+  );
+});
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('format choice: usage errors write nothing', () => {
   const gather = ['gather', fx('data'), fx('idx'), '--axis', '1'];

@@ -39,7 +39,7 @@ describe('delimitedChunks', () => {
   it('refuses a string that would split its cell', async () => {
     const bytes = new Uint8Array([0x61, 0x2c]); // "a,"
     await expect(text(createTensor('S2', [1], bytes))).rejects.toThrow(
-      /the string "a," holds a comma or a line break/,
+      'the string at [0] holds a comma, which would split its cell; write .json or .npy',
     );
     expect(await text(createTensor('S2', [1], bytes), { delimiter: '\t' })).toBe('a,\n');
   });

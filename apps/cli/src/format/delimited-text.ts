@@ -1,13 +1,14 @@
-import { TensorOpsError } from '@tensorops/core';
 import type { TensorStream } from '@tensorops/io/node';
 import { elementCount, numberText, repeatedText, streamText } from './element-text.js';
 import type { ElementValue } from './elements.js';
+import { stringCell } from './string-cell.js';
 
 // CSV and TSV as numpy.savetxt lays them out, so numpy.loadtxt(f, delimiter=',') reads the values
 // back: rank 0 and 1 one value per line, rank 2 one row per line, higher ranks reshaped to
 // (-1, last_dim). Numbers are numpy's shortest round-trip text in the tensor's own dtype
 // (numberText), not savetxt's fixed '%.18e'; bool is 1/0 (what loadtxt reads as bool), complex
-// `(re+imj)`. The optional header is a `#` comment, which loadtxt skips.
+// `(re+imj)`; strings as they are, or refused (stringCell). The optional header is a `#` comment,
+// which loadtxt skips.
 
 export type Delimiter = ',' | '\t';
 
@@ -31,7 +32,7 @@ export function delimitedChunks(
       yield* repeatedText('\n', rows);
     })();
   }
-  const cell = cellText(s.dtype, options.delimiter);
+  const cell = cellText(s.dtype, stringCell(options.delimiter, perRow === 1));
   const { delimiter } = options;
   return streamText(
     s,
@@ -41,22 +42,17 @@ export function delimitedChunks(
   );
 }
 
-function cellText(dtype: TensorStream['dtype'], delimiter: Delimiter): (v: ElementValue) => string {
+function cellText(
+  dtype: TensorStream['dtype'],
+  string: (v: string) => string,
+): (v: ElementValue) => string {
   return (v) => {
     if (typeof v === 'boolean') return v ? '1' : '0';
     if (Array.isArray(v)) {
       const im = numberText(v[1], dtype);
       return `(${numberText(v[0], dtype)}${im.startsWith('-') ? '' : '+'}${im}j)`;
     }
-    if (typeof v === 'string') {
-      if (v.includes(delimiter) || v.includes('\n') || v.includes('\r')) {
-        throw new TensorOpsError(
-          'E_VALUE',
-          `the string ${JSON.stringify(v)} holds a ${delimiter === ',' ? 'comma' : 'tab'} or a line break and would split its cell; write .json or .npy`,
-        );
-      }
-      return v;
-    }
+    if (typeof v === 'string') return string(v);
     return numberText(v, dtype);
   };
 }

@@ -2,21 +2,28 @@ import { type Dtype, dtypeSize, float8ToNumber, isFloat8Dtype, type Shape } from
 import type { TensorStream } from '@tensorops/io/node';
 import { type ElementValue, elementReader } from './elements.js';
 import { type FloatDtype, isFloatDtype, reprFloat } from './float-text.js';
+import { RefusedElement, refusedElementError } from './refused-element.js';
 
 // Text output of a tensor (JSON, CSV, TSV), produced a block of elements at a time from the
 // stream's chunks, so memory stays at one chunk plus one block of text however large the tensor.
+// Strings are read exactly (never with a replacement character); an element the text cannot hold
+// is one error naming its position.
 
 /** Elements formatted into one text block: small enough to bound memory, large to amortise. */
 const BLOCK_ELEMENTS = 1 << 14;
 
-/** The text for the element at flat index `index` (separators and brackets included). */
+/**
+ * The text for the element at flat index `index` (separators and brackets included); it throws
+ * RefusedElement for a value its format cannot hold.
+ */
 export type ElementPiece = (index: number, value: ElementValue) => string;
 
 const encoder = new TextEncoder();
 
 /**
  * The UTF-8 text `head`, then `piece` of every element in order, then `tail`. A consumer that
- * stops early (the reader went away) stops the reading of the stream with it.
+ * stops early (the reader went away) stops the reading of the stream with it. The head goes out
+ * with the first block of elements, so an element refused in that block leaves no output at all.
  */
 export async function* streamText(
   s: TensorStream,
@@ -24,40 +31,48 @@ export async function* streamText(
   piece: ElementPiece,
   tail: string,
 ): AsyncGenerator<Uint8Array> {
-  if (head !== '') yield encoder.encode(head);
+  let pending = head;
   const size = dtypeSize(s.dtype);
   if (size === 0) {
     // Zero-width strings (U0, S0) have no bytes to read: every element is the empty one.
     const empty = elementReader({ dtype: s.dtype, shape: [1], data: new Uint8Array(0) })(0);
-    yield* blocksOf(0, elementCount(s.shape), piece, () => empty);
+    for (const block of blocksOf(s.shape, 0, elementCount(s.shape), piece, () => empty)) {
+      yield encoder.encode(pending + block);
+      pending = '';
+    }
   }
   let first = 0;
   for await (const chunk of s.chunks({ reuse: true })) {
     if (size === 0) break;
     const count = chunk.byteLength / size;
-    yield* blocksOf(
-      first,
-      count,
-      piece,
-      elementReader({ dtype: s.dtype, shape: [count], data: chunk }),
-    );
+    const read = elementReader({ dtype: s.dtype, shape: [count], data: chunk }, 'exact');
+    for (const block of blocksOf(s.shape, first, count, piece, read)) {
+      yield encoder.encode(pending + block);
+      pending = '';
+    }
     first += count;
   }
-  if (tail !== '') yield encoder.encode(tail);
+  if (pending + tail !== '') yield encoder.encode(pending + tail);
 }
 
-/** The text of `count` elements (flat indices from `first`), a block at a time. */
+/** The text of `count` elements (flat indices from `first` in `shape`), a block at a time. */
 function* blocksOf(
+  shape: Shape,
   first: number,
   count: number,
   piece: ElementPiece,
   read: (i: number) => ElementValue,
-): Generator<Uint8Array> {
+): Generator<string> {
   for (let start = 0; start < count; start += BLOCK_ELEMENTS) {
     const end = Math.min(count, start + BLOCK_ELEMENTS);
     let text = '';
-    for (let i = start; i < end; i++) text += piece(first + i, read(i));
-    yield encoder.encode(text);
+    let i = start;
+    try {
+      for (; i < end; i++) text += piece(first + i, read(i));
+    } catch (error) {
+      throw error instanceof RefusedElement ? refusedElementError(error, first + i, shape) : error;
+    }
+    yield text;
   }
 }
 

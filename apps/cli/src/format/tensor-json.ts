@@ -5,7 +5,9 @@ import type { ElementValue } from './elements.js';
 
 // The `--json` document of a tensor: {"dtype", "shape", "data"} with data nested like the shape.
 // 64-bit integers are exact number literals (JSON allows any length); NaN and the infinities,
-// which JSON lacks, are the strings "nan", "inf", "-inf". Written a block at a time.
+// which JSON lacks, are the strings "nan", "inf", "-inf". Strings keep every code unit: a NUL is
+// \u0000 and a lone surrogate \udXXX (JSON.stringify escapes both); a U code unit JSON cannot hold is
+// refused (elementReader 'exact'). Written a block at a time.
 
 /** The document as UTF-8 chunks. */
 export function tensorJsonChunks(s: TensorStream): AsyncIterable<Uint8Array> {
