@@ -90,6 +90,8 @@ describe('secrets of http(s):// inputs', () => {
       // Failures: a missing file (its message names the URL), an index out of range.
       [['inspect', url('missing.npy')], 1],
       [['gather', url('data.npy'), '--indices', '[9]'], 1],
+      // Index text is read from files only: a URL naming one is refused, not opened as a path.
+      [['gather', url('data.npy'), url('ids.txt', '').replace(/\?.*/, '')], 2],
     ];
     for (const [args, status] of runs) {
       const r = await tensoropsAsync([...args, '--http-header', `X-Api-Key: ${FLAG_KEY}`], {

@@ -106,6 +106,11 @@ describe('retries', () => {
     server = await serveFolder(dir);
   });
 
+  it('fails at once on a port fetch refuses to use, naming the URL as printed', async () => {
+    const e = await expectRejection(openHttpSource(`http://me:${SECRET}@127.0.0.1:9/x.npy?t=1`));
+    expect(e.message).toBe('http://127.0.0.1:9/x.npy?…: connection failed (bad port)');
+  });
+
   it('retries a 503 once, and says why before it does', async () => {
     server.faults = { failNext: { count: 1, status: 503 } };
     const r = await readAll(`${server.url}/data.npy`);

@@ -411,7 +411,7 @@ export class HttpSource {
     if (cut === 'idle') return new Transient(`no data for ${seconds(this.options.idleMs)}`);
     if (cause instanceof TensorOpsError) return cause;
     const code = errorCode(cause);
-    const reason = `connection failed (${code ?? 'no answer'})`;
+    const reason = `connection failed (${code ?? innermostMessage(cause)})`;
     return code !== undefined && RETRYABLE_CODES.has(code)
       ? new Transient(reason)
       : ioError(`${this.label}: ${reason}`, cause);
@@ -496,6 +496,22 @@ function errorCode(error: unknown): string | undefined {
     e = e instanceof AggregateError && e.errors.length > 0 ? e.errors[0] : e.cause;
   }
   return undefined;
+}
+
+/**
+ * The first line of the innermost cause's message ("bad port"), for a failure without a code,
+ * with any URL in it shown as {@link printableUrl} does and any quoted text left out: a runtime's
+ * message may quote a URL or a header value.
+ */
+function innermostMessage(error: unknown): string {
+  let inner = error;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  const message = inner instanceof Error ? (inner.message.split('\n', 1)[0] ?? '') : '';
+  const shown = message
+    .replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, (url) => printableUrl(url))
+    .replace(/"[^"]*"|'[^']*'/g, '…')
+    .trim();
+  return shown === '' ? 'no answer' : shown.slice(0, 80);
 }
 
 /** Opens a URL for random access: one request, which also fetches the first bytes. */
