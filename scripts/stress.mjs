@@ -745,6 +745,149 @@ for (const [id, dict, dataBytes, exit] of headerCases) {
   });
 }
 
+// 12: http(s) inputs: secrets (URL password and query, header values) are never printed nor sent
+// to another origin; a dripping server ends at --timeout; what no retry can change fails at once
+const { startStressServer } = await import('./stress-http-server.mjs');
+const HTTP_SECRET = 'str3ss-s3cr3t';
+/** Runs `fn(a, b)` with two servers (two origins) over one small .npy, then closes them. */
+async function withHttpServers(fn) {
+  const files = { 'emb.npy': npy('<f4', [3, 4], float32s(12)) };
+  const a = await startStressServer(files);
+  const b = await startStressServer(files);
+  try {
+    return await fn(a, b);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}
+const sentSecret = (server) =>
+  server.requests.some((q) => JSON.stringify(q.headers).includes(HTTP_SECRET));
+const httpTimeout = size('2', '1');
+/** What no retry can change fails at once: a run still going after 20 s is stopped and fails. */
+const failFast = { timeoutMs: 20_000 };
+for (const [id, check] of [
+  [
+    'http-userinfo-basic',
+    async (a, _b, dir) => {
+      const url = `http://u:${HTTP_SECRET}@127.0.0.1:${a.port}/emb.npy`;
+      const r = await run(['gather', url, '--indices', '1', '-o', join(dir, 'o.npy')]);
+      const basic = `Basic ${Buffer.from(`u:${HTTP_SECRET}`).toString('base64')}`;
+      const ok = r.code === 0 && a.requests.every((q) => q.headers.authorization === basic);
+      return { r, ok, keep: ['o.npy'] };
+    },
+  ],
+  [
+    'http-header-cr',
+    async (a) => {
+      const header = `Authorization: Bearer ${HTTP_SECRET}\rX`;
+      const r = await run([
+        'gather',
+        `${a.url}/emb.npy`,
+        '--indices',
+        '1',
+        '--http-header',
+        header,
+      ]);
+      return { r, ok: r.code === 2 && a.requests.length === 0 && !r.stderr.includes('\r') };
+    },
+  ],
+  [
+    'http-redirect-other-origin',
+    async (a, b, dir) => {
+      const header = `X-Api-Key: ${HTTP_SECRET}`;
+      const url = `${a.url}/to/${b.port}/emb.npy`;
+      const r = await run([
+        'gather',
+        url,
+        '--indices',
+        '1',
+        '-o',
+        join(dir, 'o.npy'),
+        '--http-header',
+        header,
+      ]);
+      const ok = r.code === 0 && sentSecret(a) && b.requests.length > 0 && !sentSecret(b);
+      return { r, ok, keep: ['o.npy'] };
+    },
+  ],
+  [
+    'http-query-inspect-json',
+    async (a, _b, dir) => {
+      const out = join(dir, 'report.json');
+      const r = await run(['inspect', `${a.url}/emb.npy?token=${HTTP_SECRET}`, '--json'], {
+        stdout: out,
+      });
+      const ok = r.code === 0 && !readFileSync(out, 'utf8').includes(HTTP_SECRET);
+      return { r, ok, keep: ['report.json'] };
+    },
+  ],
+  [
+    'http-drip-timeout',
+    async (a) => {
+      const r = await run(
+        ['gather', `${a.url}/drip/emb.npy`, '--indices', '1', '--timeout', httpTimeout],
+        { timeoutMs: 30_000 },
+      );
+      return {
+        r,
+        ok:
+          r.code === 1 &&
+          a.requests.length === 1 &&
+          within(r.ms, Number(httpTimeout) * 1000 + 3000),
+      };
+    },
+  ],
+  [
+    'http-redirect-loop',
+    async (a) => {
+      const r = await run(['gather', `${a.url}/loop/emb.npy`, '--indices', '1'], failFast);
+      return { r, ok: r.code === 1 && a.requests.length <= 2 && within(r.ms, 5000) };
+    },
+  ],
+  [
+    'http-redirect-file',
+    async (a) => {
+      const r = await run(['gather', `${a.url}/to-file/emb.npy`, '--indices', '1'], failFast);
+      return { r, ok: r.code === 1 && a.requests.length === 1 && within(r.ms, 5000) };
+    },
+  ],
+  [
+    'http-refused',
+    async (a) => {
+      const url = `${a.url}/emb.npy`;
+      await a.close();
+      const r = await run(['gather', url, '--indices', '1'], failFast);
+      return { r, ok: r.code === 1 && within(r.ms, 5000) };
+    },
+  ],
+  [
+    'http-503-note',
+    async (a, _b, dir) => {
+      const r = await run([
+        'gather',
+        `${a.url}/flaky/emb.npy`,
+        '--indices',
+        '1',
+        '-o',
+        join(dir, 'o.npy'),
+      ]);
+      const ok =
+        r.code === 0 && a.requests.length === 2 && /^tensorops: note: .*HTTP 503/.test(r.stderr);
+      return { r, ok, keep: ['o.npy'] };
+    },
+  ],
+]) {
+  add(id, 12, async (dir) => {
+    const v = await withHttpServers((a, b) => check(a, b, dir));
+    const left = filesIn(dir).filter((f) => !(v.keep ?? []).includes(f));
+    // A failure is one line, a success none (the 503 case: its one note).
+    const lines = v.r.code === 0 && v.keep !== undefined && !id.includes('503') ? 0 : 1;
+    const clean = !v.r.stderr.includes(HTTP_SECRET) && stderrLines(v.r) === lines;
+    return { result: v.r, ok: v.ok && clean && left.length === 0, left: left.length };
+  });
+}
+
 // 15: strings in the text forms: every code unit kept (JSON), or one line naming the element
 // a text form cannot hold exactly, and no output file
 const codeUnits = (s) => Array.from(s, (c) => c.codePointAt(0));

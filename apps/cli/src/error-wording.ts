@@ -8,6 +8,8 @@ const CLI_PHRASES: readonly (readonly [RegExp, string])[] = [
     / \(send credentials in the headers option\)/,
     ' (pass credentials with --http-header or TENSOROPS_HTTP_HEADERS)',
   ],
+  [/; the retryMs option allows more time\)/, '; --timeout allows more time)'],
+  [/ \(the signal option\)$/, '; --timeout allows more time'],
 ];
 
 /** `message` with the libraries' option names replaced by the CLI's flags. */

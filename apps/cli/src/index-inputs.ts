@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { Tensor } from '@tensorops/core';
-import { decodeNpy, parseIndexText } from '@tensorops/io';
+import { decodeNpy, isHttpUrl, parseIndexText, printableUrl } from '@tensorops/io';
 import { readStream } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
 import { isStdio, usageError } from './args.js';
@@ -59,6 +59,11 @@ export async function loadIndices(ref: string, io: CliIO): Promise<Tensor> {
   }
   const lower = ref.toLowerCase();
   if (INDEX_TEXT_EXTENSIONS.some((ext) => lower.endsWith(ext))) {
+    if (isHttpUrl(ref)) {
+      throw usageError(
+        `${printableUrl(ref)}: index text is read from a file or stdin, not a URL (a .npy URL is read)`,
+      );
+    }
     return parseIndexText(await readTextFile(ref), ref);
   }
   return loadTensor(ref, io);

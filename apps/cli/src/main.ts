@@ -104,6 +104,12 @@ function buildParser(io: CliIO): Argv {
       describe:
         'for http(s):// inputs: bytes a server that ignores Range requests may send whole (default 0)',
     })
+    .option('timeout', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'for http(s):// inputs: seconds the command may spend on them, every request, retry and redirect included (default 60; also TENSOROPS_TIMEOUT)',
+    })
     .strict()
     .recommendCommands()
     .demandCommand(1, 'no command given')

@@ -1,4 +1,4 @@
-import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import { type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +36,32 @@ export function tensorops(
     },
   );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
+}
+
+/**
+ * {@link tensorops} without blocking this process (an HTTP server the test runs here keeps
+ * answering), stdin closed, `env` added to PATH. A run still going after 20 s is killed (status
+ * null), so a hang fails the test instead of stalling it.
+ */
+export function tensoropsAsync(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const hang = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('close', (status) => {
+      clearTimeout(hang);
+      resolve({ status, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() });
+    });
+  });
 }
 
 const dirs: string[] = [];

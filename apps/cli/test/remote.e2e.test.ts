@@ -1,38 +1,21 @@
 // http(s):// inputs from the command line, against real servers on 127.0.0.1. The CLI runs as a
-// child process (asynchronously: the server lives in this process).
+// child process (asynchronously: the server lives in this process). Requests are counted at the
+// server; no timing is asserted: --timeout bounds a slow server, and a hang is killed (status null).
 
-import { spawn } from 'node:child_process';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeNpy } from '@tensorops/io';
+import { decodeNpy, encodeNpy } from '@tensorops/io';
 import { afterEach, describe, expect, it } from 'vitest';
 import { copyShardedCheckpoint } from '../../../packages/io/test/format-fixtures.js';
 import { serveFolder, type TestServer } from '../../../packages/io/test/http-servers.js';
-import { BIN, REPO, tempDir } from './helpers.js';
+import { REPO, tempDir, tensoropsAsync } from './helpers.js';
 
 const SECRET = 'Bearer s3cr3t-t0ken';
 const manifest = JSON.parse(
   readFileSync(join(REPO, 'fixtures', 'checkpoints', 'manifest.json'), 'utf8'),
 ) as { tensors: { name: string; b64: string }[] };
 
-function run(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ status: number | null; stdout: Buffer; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('close', (status) =>
-      resolve({ status, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() }),
-    );
-  });
-}
+const run = tensoropsAsync;
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -128,5 +111,101 @@ describe('http(s):// inputs', () => {
     expect(ok.stderr).toBe('');
     expect(ok.status).toBe(0);
     expect(ok.stdout.toString()).toContain(`${url}: npy, 1 tensor`);
+  });
+});
+
+/** A float32 [ROWS, 128] .npy, larger than the first request's 64 KiB, with its bytes. */
+const ROWS = 256;
+function largeNpyServer(): Promise<TestServer> {
+  const dir = tempDir();
+  const data = new Float32Array(ROWS * 128).map((_, i) => i);
+  const t = { dtype: 'float32', shape: [ROWS, 128], data: new Uint8Array(data.buffer) } as const;
+  writeFileSync(join(dir, 'large.npy'), encodeNpy(t));
+  return serveFolder(dir);
+}
+
+describe('deadlines and retries of http(s):// inputs', () => {
+  it('ends a server that drips bytes at --timeout (or TENSOROPS_TIMEOUT), with one line', async () => {
+    const dir = tempDir();
+    copyFileSync(join(REPO, 'fixtures', 'cli', 'data.npy'), join(dir, 'data.npy'));
+    server = await serveFolder(dir, { dripMs: 200 });
+    const url = `${server.url}/data.npy`;
+    for (const [flags, env] of [
+      [['--timeout', '2'], {}],
+      [[], { TENSOROPS_TIMEOUT: '1.5' }],
+    ] as const) {
+      server.requests.length = 0;
+      const r = await run(['gather', url, '--indices', '0', ...flags], env);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe(
+        `tensorops: error: ${url}: the time allowed for all requests ran out; --timeout allows more time\n`,
+      );
+      expect(r.stdout.length).toBe(0);
+      // One request, cut part-way: the whole body would take over a minute.
+      expect(server.requests).toHaveLength(1);
+      expect(server.requests[0]?.bytes).toBeLessThan(368);
+    }
+  });
+
+  it('fails at once, with one line, on what no retry can change', async () => {
+    const dir = tempDir();
+    server = await serveFolder(dir, { redirect: (u) => u });
+    const loop = await run(['inspect', `${server.url}/data.npy`]);
+    expect(loop.status).toBe(1);
+    expect(loop.stderr).toBe(`tensorops: error: ${server.url}/data.npy: redirects in a loop\n`);
+    expect(server.requests).toHaveLength(1);
+    server.requests.length = 0;
+    server.faults = { redirect: () => 'file:///nonexistent' };
+    const file = await run(['inspect', `${server.url}/data.npy`]);
+    expect(file.stderr).toBe(
+      `tensorops: error: ${server.url}/data.npy: redirected to a file: URL; only http: and https: are followed\n`,
+    );
+    expect(server.requests).toHaveLength(1);
+    const refusedUrl = `${server.url}/data.npy`;
+    await server.close();
+    server = undefined;
+    const refused = await run(['inspect', refusedUrl]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toBe(
+      `tensorops: error: ${refusedUrl}: connection failed (ECONNREFUSED)\n`,
+    );
+  });
+
+  it('retries a 503 and says so in one note, which -q silences', async () => {
+    server = await largeNpyServer();
+    const url = `${server.url}/large.npy`;
+    for (const quiet of [false, true]) {
+      server.requests.length = 0;
+      server.faults = { failNext: { count: 1, status: 503 } };
+      const r = await run([
+        'gather',
+        url,
+        '--indices',
+        `${ROWS - 1}`,
+        '--json',
+        ...(quiet ? ['-q'] : []),
+      ]);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toBe(quiet ? '' : `tensorops: note: ${url}: HTTP 503; trying again\n`);
+      const row = Array.from({ length: 128 }, (_, i) => (ROWS - 1) * 128 + i);
+      expect(JSON.parse(r.stdout.toString()).data).toEqual([row]);
+      expect(server.requests.map((q) => q.status)).toEqual([206, 503, 206]);
+    }
+  });
+
+  it('takes --timeout and TENSOROPS_TIMEOUT as seconds > 0, else exit 2', async () => {
+    for (const [flags, env, shown] of [
+      [['--timeout', '0'], {}, "--timeout takes a number of seconds > 0, got '0'"],
+      [['--timeout', 'soon'], {}, "--timeout takes a number of seconds > 0, got 'soon'"],
+      [
+        [],
+        { TENSOROPS_TIMEOUT: '-1' },
+        "TENSOROPS_TIMEOUT takes a number of seconds > 0, got '-1'",
+      ],
+    ] as const) {
+      const r = await run(['gather', 'http://127.0.0.1:9/x.npy', '--indices', '0', ...flags], env);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe(`tensorops: error: ${shown}\n`);
+    }
   });
 });

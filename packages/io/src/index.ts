@@ -46,12 +46,14 @@ export {
 export { checkDeflateRatio, DEFLATE_MAX_RATIO, npzMemberName, npzTensorName } from './npz.js';
 export {
   type HttpEvent,
+  type HttpRetry,
   HttpSource,
   type HttpSourceOptions,
   isHttpUrl,
   openHttpSource,
   printableUrl,
 } from './remote/http-source.js';
+export { httpHeaderProblem } from './remote/request-headers.js';
 export {
   type DecodedSafetensors,
   decodeSafetensors,

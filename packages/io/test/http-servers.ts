@@ -1,6 +1,7 @@
 // Real HTTP servers on 127.0.0.1 for the remote-reading tests: files served by `send` (the static
 // file server behind Express: Range, ETag, Last-Modified, If-Range, If-Match,
-// If-Unmodified-Since), with faults injected around it. Every request and body byte is counted.
+// If-Unmodified-Since), with faults injected around it (redirects, to another server or in a
+// loop; bodies dripped byte by byte). Every request, its headers and body bytes are recorded.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +28,12 @@ export interface Faults {
   readonly stall?: boolean;
   /** Answer 401 unless the request carries this Authorization value. */
   readonly authorization?: string;
+  /** Redirect to the Location this gives for the request's URL (path and query), if any. */
+  readonly redirect?: (url: string) => string | undefined;
+  /** The status of those redirects (default 302). */
+  readonly redirectStatus?: number;
+  /** Send each body one byte at a time, this many ms apart. */
+  readonly dripMs?: number;
 }
 
 export interface TestServer {
@@ -83,6 +90,12 @@ export async function serveFolder(root: string, faults: Faults = {}): Promise<Te
       seen.status = res.statusCode;
     });
     const answer = (): void => {
+      const location = f.redirect?.(req.url ?? '/');
+      if (location !== undefined) {
+        res.writeHead(f.redirectStatus ?? 302, { Location: location });
+        res.end();
+        return;
+      }
       if (f.authorization !== undefined && req.headers.authorization !== f.authorization) {
         res.statusCode = 401;
         res.end('unauthorized');
@@ -100,6 +113,7 @@ export async function serveFolder(root: string, faults: Faults = {}): Promise<Te
         return;
       }
       if (f.ignoreRange === true) delete req.headers.range;
+      if (f.dripMs !== undefined) drip(res, f.dripMs);
       send(req, decodeURIComponent((req.url ?? '/').split('?')[0] as string), { root }).pipe(res);
     };
     if (f.delayMs !== undefined) setTimeout(answer, f.delayMs);
@@ -126,4 +140,40 @@ export async function serveFolder(root: string, faults: Faults = {}): Promise<Te
         server.close(() => resolve());
       }),
   };
+}
+
+/** Makes `res` send its body one byte at a time, `ms` apart, until the client goes away. */
+function drip(res: ServerResponse, ms: number): void {
+  const write = res.write.bind(res);
+  const end = res.end.bind(res);
+  const queue: number[] = [];
+  let ending = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const pump = (): void => {
+    timer = undefined;
+    const byte = queue.shift();
+    if (byte !== undefined) write(Uint8Array.of(byte));
+    if (queue.length > 0) timer = setTimeout(pump, ms);
+    else if (ending) end();
+  };
+  const later = (): void => {
+    timer ??= setTimeout(pump, ms);
+  };
+  const take = (chunk: unknown): void => {
+    if (typeof chunk === 'string' || chunk instanceof Uint8Array) {
+      for (const byte of Buffer.from(chunk)) queue.push(byte);
+    }
+  };
+  res.write = ((chunk: unknown) => {
+    take(chunk);
+    later();
+    return true;
+  }) as typeof res.write;
+  res.end = ((chunk?: unknown) => {
+    take(chunk);
+    ending = true;
+    later();
+    return res;
+  }) as typeof res.end;
+  res.on('close', () => clearTimeout(timer));
 }

@@ -75,14 +75,15 @@ export const convertCommand: CommandSpec = {
       }
       const picked = name === undefined ? file.tensors : [pickTensor(file, name)];
       if (holdsOne && picked.length !== 1) {
+        const shown = file.path;
         const names = namesHint(
-          path,
+          shown,
           picked.map((t) => t.name),
         );
         throw usageError(
           picked.length === 0
-            ? `${path} holds no tensors: nothing to write to a .${target} file`
-            : `${path} holds ${picked.length} tensors, a .${target} file one: pick one as ${path}:NAME or write .npz/.safetensors; ${names}`,
+            ? `${shown} holds no tensors: nothing to write to a .${target} file`
+            : `${shown} holds ${picked.length} tensors, a .${target} file one: pick one as ${shown}:NAME or write .npz/.safetensors; ${names}`,
         );
       }
       // stream() checks every dtype now (F4/F6 are refused before any file is created); the

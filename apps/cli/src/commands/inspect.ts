@@ -45,7 +45,7 @@ async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Ins
         if (o.kind === 'unreadable' && matches(o.name)) {
           throw new TensorOpsError(
             'E_FORMAT',
-            `${path}: tensor '${printable(o.name)}' fails verification: ${o.error.message}`,
+            `${file.path}: tensor '${printable(o.name)}' fails verification: ${o.error.message}`,
           );
         }
       }
@@ -54,13 +54,14 @@ async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Ins
       if (extra !== undefined) {
         throw new TensorOpsError(
           'E_FORMAT',
-          `${path}: shard '${printable(extra.shard)}' holds tensor '${printable(extra.name)}', which the map does not give it`,
+          `${file.path}: shard '${printable(extra.shard)}' holds tensor '${printable(extra.name)}', which the map does not give it`,
         );
       }
       for (const t of tensors) await verifyTensor(file, t);
     }
     return {
-      file: path,
+      // The file as messages name it: a URL without its query string or credentials.
+      file: file.path,
       format: file.format,
       size: file.size,
       shards: file.sharded?.shards ?? null,

@@ -8,6 +8,7 @@ import {
 } from '@tensorops/io/node';
 import { integerOption, isStdio, usageError } from '../args.js';
 import { loadTensor } from '../inputs.js';
+import { openOptions } from '../remote.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const showCommand: CommandSpec = {
@@ -40,11 +41,13 @@ export const showCommand: CommandSpec = {
       return { kind: 'tensor', tensor: headOfTensor(tensor, head), label: 'stdin' };
     }
     const { path, name } = resolveTensorRefOnDisk(ref);
-    const file = await openTensorFile(path);
+    const file = await openTensorFile(path, openOptions(name, io));
     try {
       const stored = file.get(name);
       const stream = head === undefined ? file.stream(stored) : headOfStored(file, stored, head);
-      return { kind: 'stream', stream, label: ref, dispose: () => file.close() };
+      // file.path names a URL without its query string or credentials.
+      const label = name === undefined ? file.path : `${file.path}:${name}`;
+      return { kind: 'stream', stream, label, dispose: () => file.close() };
     } catch (error) {
       await file.close();
       throw error;

@@ -1,5 +1,6 @@
 // A file over HTTP(S), read by byte ranges with the runtime's fetch (undici in Node, the browser's
-// own elsewhere). No Node API: the browser build uses the same code.
+// own elsewhere). No Node API: the browser build uses the same code; redirects.ts says how
+// redirects differ in a browser.
 //
 // Rules:
 // - The first request asks for the first `firstBytes` bytes; its answer gives the size
@@ -9,16 +10,26 @@
 //   If-Unmodified-Since (Last-Modified), and its answer must be a 206 for exactly the range asked,
 //   with the same size and validators: a file that changes between requests fails loudly instead
 //   of mixing two versions.
-// - Connection failures, bodies cut short, 429 and 5xx are retried with exponential backoff
-//   (Retry-After honoured) until `retryMs` has passed since the request was first tried; a request
-//   that receives nothing for `idleMs` is abandoned and retried.
+// - Only what a later try can change is retried, with exponential backoff (Retry-After honoured):
+//   a connection reset, a body cut short, a try that receives nothing for `idleMs`, 408, 429 and
+//   5xx. Anything else fails at once: a refused connection or an unknown host (as curl does), a
+//   bad URL, a redirect loop, 4xx.
+// - Each request (one range, its tries and redirects included) must end within `retryMs` of its
+//   first try: a try is cut at that deadline however its bytes trickle in. `signal` ends every
+//   request at once (an overall deadline for all the reads of a run), and nothing is retried then.
+// - Every request starts again from the URL the caller gave, not from where an earlier one was
+//   redirected: the caller's URL is the stable name and its origin the one that gets the caller's
+//   headers, while a redirect target (a CDN URL signed for minutes) may expire mid-read.
 // - A 200 to a ranged request means the server ignores Range: the file is taken whole only when it
 //   is at most `maxDownload` bytes, else that is an error.
 // - Header values (Authorization...) are sent, never printed: messages and `onRequest` events name
-//   the URL without its query string or credentials, and header names at most.
+//   the URL without its query string or credentials, and header names at most. Invalid headers
+//   and a URL's `user:password` are handled before any request (request-headers.ts).
 
 import { TensorOpsError } from '@tensorops/core';
 import { coalesceReads, type RangeRead } from './coalesce.js';
+import { fetchFollowingRedirects } from './redirects.js';
+import { callerRequest } from './request-headers.js';
 
 export interface HttpEvent {
   /** The URL as printed: no query string, no user:password. */
@@ -33,14 +44,33 @@ export interface HttpEvent {
   readonly bytes: number;
 }
 
+/** A try that failed in a way worth another: the run may say so (a note, a log line). */
+export interface HttpRetry {
+  /** The URL as printed: no query string, no user:password. */
+  readonly url: string;
+  /** Why the try failed: `HTTP 503`, `connection failed (ECONNRESET)`, `no data for 30 s`. */
+  readonly reason: string;
+  /** The try that failed, 1 for the first. */
+  readonly attempt: number;
+  /** Milliseconds until the next try. */
+  readonly waitMs: number;
+}
+
 export interface HttpSourceOptions {
-  /** Extra request headers (Authorization, cookies): sent with every request, never printed. */
+  /**
+   * Extra request headers (Authorization, cookies): sent to the origin of the URL given, on
+   * every request, never to another origin a redirect leads to, and never printed. A name or
+   * value HTTP cannot carry is an E_USAGE error before any request.
+   */
   readonly headers?: Readonly<Record<string, string>>;
   /** Largest file taken whole from a server that ignores Range (default 0: none). */
   readonly maxDownload?: number;
   /** Requests in flight at once in {@link HttpSource.readMany} (default 8). */
   readonly concurrency?: number;
-  /** Time a request may take with its retries, from its first try, in ms (default 60 000). */
+  /**
+   * Time a request may take in all, from its first try to the last byte of its answer, retries
+   * and redirects included, in ms (default 60 000).
+   */
   readonly retryMs?: number;
   /** A try that receives no byte for this long is abandoned, in ms (default 30 000). */
   readonly idleMs?: number;
@@ -48,8 +78,15 @@ export interface HttpSourceOptions {
   readonly firstBytes?: number;
   /** Largest single request when reads are merged (default 16 MiB). */
   readonly maxRequestBytes?: number;
-  /** Called after every try (counting, debug logs); it sees no header values. */
+  /** Called after every try and every redirect (counting, debug logs); it sees no header values. */
   readonly onRequest?: (event: HttpEvent) => void;
+  /** Called before each retry (a note to the user); it sees no header values. */
+  readonly onRetry?: (event: HttpRetry) => void;
+  /**
+   * Ends every request of this source when it aborts: an overall deadline for a run's reads
+   * (`AbortSignal.timeout(ms)`). Nothing is retried after.
+   */
+  readonly signal?: AbortSignal;
 }
 
 const DEFAULTS = {
@@ -77,25 +114,55 @@ export function printableUrl(url: string): string {
     u.hash = '';
     return `${u.href}${query}`;
   } catch {
-    return url.replace(/[?#].*$/s, '');
+    const query = /[?#]/.test(url) ? '?…' : '';
+    return `${url.replace(/[?#].*$/s, '').replace(/^([^:/?#]+:\/\/)[^/?#]*@/, '$1')}${query}`;
   }
 }
 
-/** Why a try failed in a way worth another try. */
+/** Why a try failed in a way worth another try (unless `final`: the request is out of time). */
 class Transient extends Error {
   constructor(
     message: string,
     readonly retryAfterMs?: number,
+    readonly final = false,
   ) {
     super(message);
   }
 }
 
+/** Connection errors a later try may not meet: a reset or cut connection, a timeout. */
+const RETRYABLE_CODES = new Set([
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/** Why a try was cut by this source: too long without data, past its deadline, or `signal`. */
+type Cut = 'idle' | 'deadline' | 'signal';
+
 function ioError(message: string, cause?: unknown): TensorOpsError {
   return new TensorOpsError('E_IO', message, cause === undefined ? undefined : { cause });
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done);
+  });
+}
+
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 
 function retryAfter(header: string | null): number | undefined {
   if (header === null) return undefined;
@@ -132,16 +199,20 @@ export class HttpSource {
   private etag: string | null = null;
   private lastModified: string | null = null;
   private readonly options: typeof DEFAULTS & HttpSourceOptions;
+  /** The URL given, without its credentials (they travel as a header). */
+  readonly url: string;
+  readonly label: string;
+  /** The caller's headers, for the origin of `url` only. */
+  private readonly callerHeaders: Readonly<Record<string, string>>;
 
-  constructor(
-    readonly url: string,
-    options: HttpSourceOptions = {},
-  ) {
+  /** Throws E_USAGE for a header HTTP cannot carry, before any request. */
+  constructor(url: string, options: HttpSourceOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
     this.label = printableUrl(url);
+    const caller = callerRequest(url, options.headers);
+    this.url = caller.url;
+    this.callerHeaders = caller.headers;
   }
-
-  readonly label: string;
 
   /** The first request: size, validators, and the first bytes (kept for the header reads). */
   async open(): Promise<this> {
@@ -215,56 +286,76 @@ export class HttpSource {
     length: number,
     first: boolean,
   ): Promise<{ status: number; body: Uint8Array; headers: Headers }> {
-    const deadline = Date.now() + this.options.retryMs;
+    const started = Date.now();
+    const deadline = started + this.options.retryMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.tryOnce(start, length, first, attempt);
+        return await this.tryOnce(start, length, first, attempt, deadline);
       } catch (error) {
         if (!(error instanceof Transient)) throw error;
         const backoff = Math.min(2000, 100 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
         const wait = Math.max(backoff, error.retryAfterMs ?? 0);
-        if (Date.now() + wait > deadline) {
+        if (error.final || Date.now() + wait >= deadline) {
+          const tries = `${attempt} ${attempt === 1 ? 'try' : 'tries'}`;
           throw ioError(
-            `${this.label}: ${error.message} (gave up after ${attempt} ${attempt === 1 ? 'try' : 'tries'} in ${Math.round((Date.now() - deadline + this.options.retryMs) / 100) / 10} s)`,
+            `${this.label}: ${error.message} (gave up after ${tries} in ${seconds(Date.now() - started)}; the retryMs option allows more time)`,
           );
         }
-        await sleep(wait);
+        this.options.onRetry?.({ url: this.label, reason: error.message, attempt, waitMs: wait });
+        await sleep(wait, this.options.signal);
       }
     }
   }
 
+  /** One try: the request, its redirects and its body, cut at `deadline` or by `signal`. */
   private async tryOnce(
     start: number,
     length: number,
     first: boolean,
     attempt: number,
+    deadline: number,
   ): Promise<{ status: number; body: Uint8Array; headers: Headers }> {
     const range = `bytes=${start}-${start + length - 1}`;
     const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let cut: Cut | undefined;
+    const stop = (why: Cut): void => {
+      cut ??= why;
+      controller.abort();
+    };
+    const overall = this.options.signal;
+    const onOverall = (): void => stop('signal');
+    overall?.addEventListener('abort', onOverall);
+    if (overall?.aborted === true) stop('signal');
+    const total = setTimeout(() => stop('deadline'), Math.max(0, deadline - Date.now()));
+    let idleTimer: ReturnType<typeof setTimeout> | undefined;
     const idle = (): void => {
-      clearTimeout(timer);
-      timer = setTimeout(() => controller.abort(), this.options.idleMs);
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => stop('idle'), this.options.idleMs);
     };
     let status = 0;
     let received = 0;
+    let answeredBy = this.url;
     idle();
     try {
       let res: Response;
       try {
-        res = await fetch(this.url, {
-          headers: {
-            ...this.options.headers,
-            Range: range,
-            ...(first ? {} : this.conditionalHeaders()),
-          },
+        res = await fetchFollowingRedirects({
+          url: this.url,
+          callerHeaders: this.callerHeaders,
+          readHeaders: { Range: range, ...(first ? {} : this.conditionalHeaders()) },
           signal: controller.signal,
-          redirect: 'follow',
+          label: this.label,
+          onRedirect: (url, redirectStatus) => {
+            this.stats.requests++;
+            const event = { range, attempt, status: redirectStatus, bytes: 0 };
+            this.options.onRequest?.({ url: printableUrl(url), ...event });
+          },
         });
       } catch (cause) {
-        throw new Transient(connectionFailure(cause, controller.signal.aborted));
+        throw this.tryFailure(cause, cut);
       }
       status = res.status;
+      if (res.url !== '') answeredBy = res.url;
       const check = this.checkResponse(res, start, length, first);
       if (check !== undefined) {
         await res.body?.cancel().catch(() => {});
@@ -288,8 +379,7 @@ export class HttpSource {
         }
       } catch (cause) {
         await reader.cancel().catch(() => {});
-        if (cause instanceof TensorOpsError) throw cause;
-        throw new Transient(connectionFailure(cause, controller.signal.aborted));
+        throw this.tryFailure(cause, cut);
       }
       if (received !== body.length) {
         throw new Transient(`the body of ${range} ended after ${received} of ${body.length} bytes`);
@@ -297,11 +387,34 @@ export class HttpSource {
       if (res.status === 200) this.size = body.length;
       return { status: res.status, body, headers: res.headers };
     } finally {
-      clearTimeout(timer);
+      clearTimeout(total);
+      clearTimeout(idleTimer);
+      overall?.removeEventListener('abort', onOverall);
       this.stats.requests++;
       this.stats.bytes += received;
-      this.options.onRequest?.({ url: this.label, range, attempt, status, bytes: received });
+      const event = { range, attempt, status, bytes: received };
+      this.options.onRequest?.({ url: printableUrl(answeredBy), ...event });
     }
+  }
+
+  /** What a try that threw `cause` comes to: another try, or an error to report. */
+  private tryFailure(cause: unknown, cut: Cut | undefined): Error {
+    if (cut === 'signal') {
+      const timedOut = (this.options.signal?.reason as Error | undefined)?.name === 'TimeoutError';
+      return ioError(
+        `${this.label}: ${timedOut ? 'the time allowed for all requests ran out' : 'the read was cancelled'} (the signal option)`,
+      );
+    }
+    if (cut === 'deadline') {
+      return new Transient(`no complete answer within ${seconds(this.options.retryMs)}`, 0, true);
+    }
+    if (cut === 'idle') return new Transient(`no data for ${seconds(this.options.idleMs)}`);
+    if (cause instanceof TensorOpsError) return cause;
+    const code = errorCode(cause);
+    const reason = `connection failed (${code ?? innermostMessage(cause)})`;
+    return code !== undefined && RETRYABLE_CODES.has(code)
+      ? new Transient(reason)
+      : ioError(`${this.label}: ${reason}`, cause);
   }
 
   /** The body length of a response {@link checkResponse} accepted. */
@@ -320,7 +433,7 @@ export class HttpSource {
     first: boolean,
   ): Error | undefined {
     const s = res.status;
-    if (s === 429 || s >= 500) {
+    if (s === 408 || s === 429 || s >= 500) {
       return new Transient(`HTTP ${s}`, retryAfter(res.headers.get('retry-after')));
     }
     const changed = ioError(
@@ -371,14 +484,40 @@ export class HttpSource {
   }
 }
 
-function connectionFailure(cause: unknown, timedOut: boolean): string {
-  if (timedOut) return 'no data for too long';
-  const inner = (cause as { cause?: { code?: string; message?: string } })?.cause;
-  const what = inner?.code ?? inner?.message ?? (cause instanceof Error ? cause.message : 'failed');
-  return `connection failed (${what})`;
+/**
+ * The error code of a failed fetch (Node: on its cause, or on the first of an AggregateError's
+ * errors when every address of a host failed), or undefined. Codes only: a message may quote
+ * the URL.
+ */
+function errorCode(error: unknown): string | undefined {
+  for (let e = error; e instanceof Error; ) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code)) return code;
+    e = e instanceof AggregateError && e.errors.length > 0 ? e.errors[0] : e.cause;
+  }
+  return undefined;
+}
+
+/**
+ * The first line of the innermost cause's message ("bad port"), for a failure without a code,
+ * with any URL in it shown as {@link printableUrl} does and any quoted text left out: a runtime's
+ * message may quote a URL or a header value.
+ */
+function innermostMessage(error: unknown): string {
+  let inner = error;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  const message = inner instanceof Error ? (inner.message.split('\n', 1)[0] ?? '') : '';
+  const shown = message
+    .replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, (url) => printableUrl(url))
+    .replace(/"[^"]*"|'[^']*'/g, '…')
+    .trim();
+  return shown === '' ? 'no answer' : shown.slice(0, 80);
 }
 
 /** Opens a URL for random access: one request, which also fetches the first bytes. */
-export function openHttpSource(url: string, options: HttpSourceOptions = {}): Promise<HttpSource> {
+export async function openHttpSource(
+  url: string,
+  options: HttpSourceOptions = {},
+): Promise<HttpSource> {
   return new HttpSource(url, options).open();
 }
