@@ -8,6 +8,7 @@ import {
 } from '@tensorops/io/node';
 import { integerOption, isStdio, usageError } from '../args.js';
 import { loadTensor } from '../inputs.js';
+import { pickTensor } from '../tensor-names.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const showCommand: CommandSpec = {
@@ -42,7 +43,7 @@ export const showCommand: CommandSpec = {
     const { path, name } = resolveTensorRefOnDisk(ref);
     const file = await openTensorFile(path);
     try {
-      const stored = file.get(name);
+      const stored = pickTensor(file, name);
       const stream = head === undefined ? file.stream(stored) : headOfStored(file, stored, head);
       return { kind: 'stream', stream, label: ref, dispose: () => file.close() };
     } catch (error) {
