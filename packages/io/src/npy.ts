@@ -13,6 +13,7 @@ import {
   type Tensor,
   TensorOpsError,
 } from '@tensorops/core';
+import { checkBytes } from './bytes-input.js';
 import { fortranToC, swapBytesInPlace } from './layout.js';
 import { describe, type PyValue, parseNpyHeaderDict } from './npy-header.js';
 import { hexBytes, quote } from './text.js';
@@ -159,6 +160,7 @@ export function npyDataOffset(
   prefix: Uint8Array,
   maxHeaderBytes: number = MAX_NPY_HEADER_BYTES,
 ): number {
+  checkBytes(prefix, 'npyDataOffset', 'prefix');
   if (prefix.length < 8) {
     if (MAGIC.some((b, i) => i < prefix.length && prefix[i] !== b)) badMagic(prefix);
     truncated('preamble', 10, prefix.length);
@@ -281,6 +283,7 @@ export function readNpyHeader(
   availableDataBytes?: number,
   options: NpyReadOptions = {},
 ): NpyHeader {
+  checkBytes(bytes, 'readNpyHeader');
   return finishHeader(parseHeader(bytes, options), availableDataBytes);
 }
 
@@ -303,6 +306,7 @@ function swapUnit(dtype: Dtype): number {
  * `data` when no conversion is needed and `data` is aligned for the item size.
  */
 export function npyDataToTensor(header: NpyHeader, data: Uint8Array): Tensor {
+  checkBytes(data, 'npyDataToTensor', 'data');
   if (data.byteLength !== header.nbytes) {
     truncated('data', header.nbytes, data.byteLength);
   }
@@ -324,6 +328,7 @@ export function npyDataToTensor(header: NpyHeader, data: Uint8Array): Tensor {
  * bytes are ignored, as numpy ignores them). Errors are TensorOpsError E_FORMAT or E_DTYPE.
  */
 export function decodeNpy(bytes: Uint8Array, options: NpyReadOptions = {}): Tensor {
+  checkBytes(bytes, 'decodeNpy');
   const parsed = parseHeader(bytes, options);
   const header = finishHeader(parsed, bytes.length - parsed.dataOffset);
   const start = header.dataOffset;

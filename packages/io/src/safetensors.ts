@@ -13,6 +13,7 @@ import {
   type Tensor,
   TensorOpsError,
 } from '@tensorops/core';
+import { checkBytes } from './bytes-input.js';
 import {
   isJsonObject,
   type JsonValue,
@@ -126,6 +127,7 @@ function fail(message: string): never {
  * file: the length that a reader must read next. Throws E_FORMAT.
  */
 export function safetensorsHeaderLength(prefix: Uint8Array, fileSize?: number): number {
+  checkBytes(prefix, 'safetensorsHeaderLength', 'prefix');
   if (prefix.length < 8) {
     throw new TensorOpsError(
       'E_FORMAT',
@@ -260,6 +262,7 @@ function validateLayout(tensors: readonly SafetensorsEntry[]): number {
  * ends exactly where the last tensor ends, no byte missing, no byte extra.
  */
 export function parseSafetensorsHeader(bytes: Uint8Array, fileSize?: number): SafetensorsHeader {
+  checkBytes(bytes, 'parseSafetensorsHeader');
   const headerLength = safetensorsHeaderLength(bytes, fileSize);
   if (bytes.length < 8 + headerLength) {
     fail(`truncated: needs ${8 + headerLength} bytes, only ${bytes.length} available`);
@@ -304,6 +307,7 @@ export function parseSafetensorsHeader(bytes: Uint8Array, fileSize?: number): Sa
  * are packed below a byte per element, which tensorops tensors do not represent.
  */
 export function safetensorsEntryTensor(entry: SafetensorsEntry, data: Uint8Array): Tensor {
+  checkBytes(data, 'safetensorsEntryTensor', 'data');
   if (entry.dtype === undefined) throw subByteError(entry.name, entry.formatDtype);
   if (data.byteLength !== entry.end - entry.begin) {
     throw new TensorOpsError(
@@ -339,6 +343,7 @@ export interface DecodedSafetensors {
  * those files with {@link parseSafetensorsHeader} and read the bytes yourself).
  */
 export function decodeSafetensors(bytes: Uint8Array): DecodedSafetensors {
+  checkBytes(bytes, 'decodeSafetensors');
   const header = parseSafetensorsHeader(bytes, bytes.length);
   const tensors = header.tensors.map((e) => {
     let data = bytes.subarray(header.dataOffset + e.begin, header.dataOffset + e.end);
