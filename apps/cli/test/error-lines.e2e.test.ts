@@ -1,6 +1,8 @@
 // Error lines stay one line of at most 240 characters by shortening what they quote (paths),
 // never what they say: a checkpoint in a Hugging Face cache, whose path alone takes 160 and more.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// And what a file holds is never echoed: a file that is no tensor file is named, with what it
+// looks like, not shown.
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tensorFrom } from '@tensorops/core';
 import { encodeSafetensors } from '@tensorops/io';
@@ -80,5 +82,70 @@ describe('error lines on long paths', () => {
     expect(message).toMatch(
       /^\/.*…\/model\.safetensors: holds 17 tensors \('model\.embed_tokens\.weight', 'model\.layers\.0\.self_attn\.k_proj\.bias' and 15 more: tensorops inspect \/.*…\/model\.safetensors\); pick one as \/.*:NAME$/,
     );
+  });
+});
+
+describe('a file that is no tensor file', () => {
+  // A secret of the user's, reached through links named as tensor files.
+  const SECRET = 'root:x:0:0:root:/root:/bin/bash\n';
+
+  /** Its bytes in every form an error could show them: text, hex, a little-endian length. */
+  function expectNoSecret(line: string): void {
+    expect(line).not.toContain('root');
+    expect(line).not.toMatch(/72 ?6f ?6f ?74/i);
+    const length = new DataView(new TextEncoder().encode(SECRET).buffer).getBigUint64(0, true);
+    expect(line).not.toContain(String(length));
+  }
+
+  it('a shard linked out of its folder to a text file is named, never echoed', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'outside'));
+    mkdirSync(join(dir, 'model'));
+    writeFileSync(join(dir, 'outside', 'secret.txt'), SECRET);
+    const shard = 'model-00001-of-00001.safetensors';
+    symlinkSync('../outside/secret.txt', join(dir, 'model', shard));
+    writeFileSync(
+      join(dir, 'model', 'model.safetensors.index.json'),
+      JSON.stringify({ metadata: {}, weight_map: { w: shard } }),
+    );
+    const index = 'model/model.safetensors.index.json';
+    for (const command of [
+      ['inspect', index],
+      ['show', `${index}:w`],
+      ['gather', `${index}:w`, join(EXAMPLES, 'ids.npy')],
+    ]) {
+      const message = errorMessage(tensorops(command, { cwd: dir }));
+      expect(message.startsWith(`${index}: shard '${shard}': `)).toBe(true);
+      expect(message).toContain('not a .safetensors file');
+      expectNoSecret(message);
+    }
+  });
+
+  it('an input of any name says what the file looks like, not what it holds', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'secret.txt'), SECRET);
+    const cases: [string, string, string][] = [
+      [
+        'x.npy',
+        'x.npy',
+        "x.npy: not a .npy file: it does not start with '\\x93NUMPY' (it looks like text)",
+      ],
+      ['x.bin', 'x.bin', 'x.bin: not a .npy, .npz or .safetensors file: it looks like text'],
+      [
+        'x.safetensors',
+        'x.safetensors:w',
+        'x.safetensors: .safetensors header length exceeds the 100000000-byte limit: not a .safetensors file (it looks like text)',
+      ],
+    ];
+    for (const [link, ref, expected] of cases) {
+      symlinkSync('secret.txt', join(dir, link));
+      const message = errorMessage(tensorops(['show', ref], { cwd: dir }));
+      expect(message).toBe(expected);
+      expectNoSecret(message);
+    }
+    const piped = errorMessage(
+      tensorops(['show', '-'], { cwd: dir, input: new TextEncoder().encode(SECRET) }),
+    );
+    expect(piped).toBe("not a .npy file: it does not start with '\\x93NUMPY' (it looks like text)");
   });
 });

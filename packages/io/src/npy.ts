@@ -15,8 +15,9 @@ import {
 } from '@tensorops/core';
 import { checkBytes } from './bytes-input.js';
 import { fortranToC, swapBytesInPlace } from './layout.js';
+import { looksLike } from './looks-like.js';
 import { describe, type PyValue, parseNpyHeaderDict } from './npy-header.js';
-import { hexBytes, quote } from './text.js';
+import { quote } from './text.js';
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59] as const; // \x93NUMPY
 /** numpy aligns the data to 64 bytes so that it can be memory-mapped for any dtype. */
@@ -188,9 +189,10 @@ export function npyDataOffset(
 }
 
 function badMagic(prefix: Uint8Array): never {
+  const look = looksLike(prefix);
   throw new TensorOpsError(
     'E_FORMAT',
-    `not a .npy file: starts with ${hexBytes(prefix.subarray(0, 6)) || 'nothing'}, expected 93 4e 55 4d 50 59 ('\\x93NUMPY')`,
+    `not a .npy file: it does not start with '\\x93NUMPY'${look === undefined ? '' : ` (${look})`}`,
   );
 }
 

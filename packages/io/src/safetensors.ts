@@ -14,6 +14,7 @@ import {
   TensorOpsError,
 } from '@tensorops/core';
 import { checkBytes } from './bytes-input.js';
+import { looksLike } from './looks-like.js';
 import {
   isJsonObject,
   type JsonValue,
@@ -21,7 +22,7 @@ import {
   jsonSafeInteger,
   parseStrictJson,
 } from './strict-json.js';
-import { hexBytes, quote } from './text.js';
+import { quote } from './text.js';
 
 /** The reference refuses headers larger than this (100 MB, decimal). */
 export const SAFETENSORS_MAX_HEADER_BYTES = 100_000_000;
@@ -137,9 +138,11 @@ export function safetensorsHeaderLength(prefix: Uint8Array, fileSize?: number): 
   const view = new DataView(prefix.buffer, prefix.byteOffset, 8);
   const n = view.getBigUint64(0, true);
   if (n > BigInt(SAFETENSORS_MAX_HEADER_BYTES)) {
+    // The length is the file's first 8 bytes: it is not shown, what they look like is.
+    const look = looksLike(prefix);
     throw new TensorOpsError(
       'E_FORMAT',
-      `${WHAT} length ${n} (bytes ${hexBytes(prefix.subarray(0, 8))}) exceeds the ${SAFETENSORS_MAX_HEADER_BYTES}-byte limit`,
+      `${WHAT} length exceeds the ${SAFETENSORS_MAX_HEADER_BYTES}-byte limit: not a .safetensors file${look === undefined ? '' : ` (${look})`}`,
     );
   }
   const length = Number(n);
@@ -269,7 +272,7 @@ export function parseSafetensorsHeader(bytes: Uint8Array, fileSize?: number): Sa
   }
   const body = bytes.subarray(8, 8 + headerLength);
   if (body[0] !== 0x7b) {
-    fail(`must start with '{', starts with ${hexBytes(body.subarray(0, 4)) || 'nothing'}`);
+    fail("must start with '{' (a JSON object)");
   }
   const doc = parseStrictJson(decodeUtf8(body), WHAT);
   if (!isJsonObject(doc)) fail(`must be a JSON object, got ${jsonKind(doc)}`);

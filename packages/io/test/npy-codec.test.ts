@@ -258,7 +258,7 @@ describe('hostile input', () => {
     const magic = good.slice();
     magic[1] = 0x4f;
     expect(expectError(() => decodeNpy(magic)).message).toBe(
-      "not a .npy file: starts with 93 4f 55 4d 50 59, expected 93 4e 55 4d 50 59 ('\\x93NUMPY')",
+      "not a .npy file: it does not start with '\\x93NUMPY'",
     );
     const minor = good.slice();
     minor[7] = 1;
