@@ -9,6 +9,14 @@ export const BIN = fileURLToPath(new URL('../dist/tensorops.cjs', import.meta.ur
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const EXAMPLES = join(REPO, 'examples');
 
+/**
+ * A file of the repository as the CLI is given it: relative to REPO, the folder tensorops() runs
+ * it in, so that a message quoting it back reads the same wherever the checkout lives.
+ */
+export function repoArg(...parts: string[]): string {
+  return join(...parts);
+}
+
 export interface RunResult {
   readonly status: number | null;
   /** The signal that ended the run (SIGKILL when it outlived `timeoutMs`), else null. */
