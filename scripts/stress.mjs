@@ -195,7 +195,7 @@ function vmHWM(pid) {
 /**
  * Runs the CLI. options: cwd, stdin ('ignore' | path | { zeros: n } | { bytes }), stdout
  * ('pipe' | path | 'closed' | 'epipe'), timeoutMs, signal: { name, when(): boolean } (sent
- * when `when` first holds, polled every 5 ms), uid/gid.
+ * when `when` first holds, polled every 5 ms), uid/gid, env (variables added to PATH and TMPDIR).
  */
 function run(args, options = {}) {
   return new Promise((resolve) => {
@@ -224,7 +224,7 @@ function run(args, options = {}) {
     const child = spawn(command, commandArgs, {
       cwd: options.cwd,
       stdio,
-      env: { PATH: process.env.PATH ?? '', TMPDIR: SCRATCH },
+      env: { PATH: process.env.PATH ?? '', TMPDIR: SCRATCH, ...options.env },
       uid: options.uid,
       gid: options.gid,
     });
@@ -977,6 +977,193 @@ add('text-late-hash-csv', 15, async (dir) => {
     left: f.left,
   };
 });
+// 16: edges. A long path keeps the reason of its error; what was typed is what is quoted; a
+// name ending in / is no file; a code-cache entry that is a FIFO; a temp folder that cannot
+// hold the copy of a pipe; a file that is no tensor file is named, never echoed.
+{
+  const edgeLine = (r) => r.stderr.split('\n')[0] ?? '';
+  // A secret of the user's, reached through links named as tensor files.
+  const SECRET = 'root:x:0:0:root:/root:/bin/bash\n';
+  const echoes = (line) => /root|72 ?6f ?6f ?74/i.test(line);
+
+  add('edge-long-path-reason', 16, async (dir) => {
+    const snapshot = join(
+      dir,
+      'home-of-a-user/.cache/huggingface/hub/models--meta-llama--Llama-3.2-1B-Instruct/snapshots',
+      '0e9e39f249a16976918f6564b8830bc894c89659',
+    );
+    mkdirSync(snapshot, { recursive: true });
+    const file = join(snapshot, 'model.safetensors');
+    const names = Array.from({ length: 17 }, (_, i) => `model.layers.${i}.self_attn.q_proj.weight`);
+    const header = Object.fromEntries(
+      names.map((name, i) => [
+        name,
+        { dtype: 'F32', shape: [1], data_offsets: [4 * i, 4 * i + 4] },
+      ]),
+    );
+    writeFileSync(file, safetensors(header, Buffer.alloc(4 * names.length)));
+    const r = await run(['show', `${file}:model.embed_token.weight`]);
+    const line = edgeLine(r).replace('tensorops: error: ', '');
+    return {
+      result: r,
+      ok:
+        r.code === 1 &&
+        stderrLines(r) === 1 &&
+        [...line].length <= 240 &&
+        line.includes(": no tensor 'model.embed_token.weight' (it holds ") &&
+        line.includes('/model.safetensors'),
+      left: 0,
+      note: `path ${file.length} chars`,
+    };
+  });
+
+  for (const [id, args, exit, quoted] of [
+    ['edge-typed-indices-dash', ['gather', 'd.npy', '--indices', '-'], 1, "'-' is not an integer"],
+    ['edge-typed-axis-dash', ['gather', 'd.npy', 'i.npy', '--axis', '-'], 2, "got '-'"],
+    ['edge-typed-oob-dash', ['gather', 'd.npy', 'i.npy', '--oob', '-'], 2, "got '-'"],
+    [
+      'edge-typed-after-dashdash',
+      ['gather', '--', '-x.npy', '--indices', '1'],
+      2,
+      "unexpected argument '1' ('--indices' is after --",
+    ],
+  ]) {
+    add(id, 16, async (dir) => {
+      writeFileSync(join(dir, 'd.npy'), readFileSync(join(IN, 'd.npy')));
+      writeFileSync(join(dir, 'i.npy'), readFileSync(idx()));
+      const r = await run(args, { cwd: dir });
+      return {
+        result: r,
+        ok:
+          r.code === exit &&
+          stderrLines(r) === 1 &&
+          edgeLine(r).includes(quoted) &&
+          !r.stderr.includes('\u0000') &&
+          !/\\u0000|stdio|operand:/.test(r.stderr),
+        left: extraFiles(dir, ['d.npy', 'i.npy']),
+      };
+    });
+  }
+
+  for (const target of ['new/', 'new/.', 'f.npy/', './']) {
+    add(
+      `edge-output-${target.replaceAll('/', 'slash').replaceAll('.', 'dot')}`,
+      16,
+      async (dir) => {
+        writeFileSync(join(dir, 'f.npy'), 'kept');
+        const r = await run(['gather', join(IN, 'd.npy'), idx(), '-o', target], { cwd: dir });
+        const f = cleanFailure(r, dir, ['f.npy']);
+        const kept = readFileSync(join(dir, 'f.npy'), 'utf8') === 'kept';
+        return { result: r, ok: f.ok && kept, left: f.left };
+      },
+    );
+  }
+
+  add('edge-code-cache-fifo', 16, async (dir) => {
+    const cache = join(dir, 'cache');
+    const env = { TENSOROPS_CACHE_DIR: cache };
+    await run(['--version'], { env });
+    const entry = filesIn(cache).find((f) => f.endsWith('.v8cache'));
+    if (entry === undefined) return { skip: 'no .v8cache entry (this Node uses its own cache)' };
+    rmSync(join(cache, entry));
+    spawnSync('mkfifo', [join(cache, entry)]);
+    const r = await run(['gather', join(IN, 'd.npy'), idx(), '-o', join(dir, 'o.npy')], {
+      env,
+      timeoutMs: 20_000,
+    });
+    return {
+      result: r,
+      ok: r.code === 0 && stderrLines(r) === 0,
+      left: extraFiles(dir, ['cache', 'o.npy']),
+    };
+  });
+
+  // 66 MiB piped, 4000 rows picked: copied to a temp file where TMPDIR allows, else swept.
+  const rows = 17000;
+  const picks = Array.from({ length: 4000 }, (_, k) => (k * 7919) % rows);
+  for (const [id, tmp] of [
+    ['edge-tmpdir-a-file', (dir) => join(dir, 'a-file')],
+    [
+      'edge-tmpdir-name-too-long',
+      (dir) => {
+        // 4080 characters: the folder exists, a temp file's path in it is longer than 4095.
+        let path = join(dir, 'long');
+        while (4080 - path.length > 256) path = join(path, 'd'.repeat(200));
+        path = join(path, 'd'.repeat(4080 - path.length - 1));
+        mkdirSync(path, { recursive: true });
+        return path;
+      },
+    ],
+  ]) {
+    add(id, 16, async (dir) => {
+      writeFileSync(join(dir, 'a-file'), 'kept');
+      const big = join(dir, 'big.npy');
+      const header = npyHeader(npyDict('<i4', [rows, 1024]));
+      writeFileSync(big, header);
+      const fd = openSync(big, 'r+');
+      // Row r starts with r, so the picks can be checked in the output.
+      for (let r = 0; r < rows; r++)
+        writeSync(fd, int64s([r]).subarray(0, 4), 0, 4, header.length + r * 4096);
+      ftruncateSync(fd, header.length + rows * 4096);
+      closeSync(fd);
+      writeFileSync(join(dir, 'picks.npy'), npy('<i8', [picks.length], int64s(picks)));
+      const cat = spawn('cat', [big], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const out = join(dir, 'o.npy');
+      const r = await run(['gather', '-', join(dir, 'picks.npy'), '-o', out], {
+        stdin: { stream: cat.stdout },
+        env: { TMPDIR: tmp(dir) },
+        timeoutMs: 120_000,
+      });
+      cat.kill();
+      let right = false;
+      if (r.code === 0) {
+        const got = readFileSync(out);
+        const at = got.length - picks.length * 4096;
+        right = picks.every((p, k) => got.readInt32LE(at + k * 4096) === p);
+      }
+      return {
+        result: r,
+        ok: r.code === 0 && stderrLines(r) === 0 && right,
+        left: extraFiles(dir, ['a-file', 'big.npy', 'picks.npy', 'o.npy', 'long']),
+      };
+    });
+  }
+
+  add('edge-shard-link-no-bytes', 16, async (dir) => {
+    mkdirSync(join(dir, 'outside'));
+    mkdirSync(join(dir, 'model'));
+    writeFileSync(join(dir, 'outside', 'secret.txt'), SECRET);
+    const shard = 'model-00001-of-00001.safetensors';
+    spawnSync('ln', ['-s', '../outside/secret.txt', join(dir, 'model', shard)]);
+    writeFileSync(
+      join(dir, 'model', 'model.safetensors.index.json'),
+      JSON.stringify({ metadata: {}, weight_map: { w: shard } }),
+    );
+    const r = await run(['show', 'model/model.safetensors.index.json:w'], { cwd: dir });
+    const line = edgeLine(r);
+    return {
+      result: r,
+      ok: r.code === 1 && stderrLines(r) === 1 && line.includes(shard) && !echoes(line),
+      left: extraFiles(dir, ['outside', 'model']),
+    };
+  });
+
+  for (const name of ['x.npy', 'x.bin', 'x.safetensors']) {
+    add(`edge-input-no-bytes-${name}`, 16, async (dir) => {
+      writeFileSync(join(dir, 'secret.txt'), SECRET);
+      spawnSync('ln', ['-s', 'secret.txt', join(dir, name)]);
+      const r = await run(['show', name.endsWith('.safetensors') ? `${name}:w` : name], {
+        cwd: dir,
+      });
+      const line = edgeLine(r);
+      return {
+        result: r,
+        ok: r.code === 1 && stderrLines(r) === 1 && line.includes(name) && !echoes(line),
+        left: extraFiles(dir, ['secret.txt', name]),
+      };
+    });
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 

@@ -1,10 +1,12 @@
 // V8's compiled code for the CLI bundle, kept between runs in the user's cache folder: a run with
 // a valid cache skips parsing and compiling most of the bundle. Every failure (no cache folder, a
-// read-only or full disk, a corrupt, truncated or foreign cache file) means a normal compile; the
-// cache never changes what the program does.
+// read-only or full disk, a corrupt, truncated or foreign cache file, an entry that is not a
+// regular file or is far larger than any cache) means a normal compile; the cache never changes
+// what the program does.
 
 import {
   closeSync,
+  constants,
   fstatSync,
   mkdirSync,
   openSync,
@@ -122,13 +124,34 @@ function digestOf(payload: Uint8Array): Buffer | undefined {
 }
 
 /**
- * The bytes of `file`: a view of `into` when they fit in it, else a new buffer. Reading into a
- * buffer that was read into before touches no fresh memory.
+ * Largest cache entry read: the code of the whole bundle takes under a megabyte. A larger entry is
+ * not ours, and reading it would cost a start its size in memory and time.
  */
-export function readFileInto(file: string, into: Buffer): Buffer {
-  const fd = openSync(file, 'r');
+export const MAX_CACHE_BYTES = 64 << 20;
+
+/** The size of the cache entry `file`: 0 when there is none, or none to read (see readCodeCache). */
+export function cacheFileSize(file: string): number {
+  const stats = statSync(file, { throwIfNoEntry: false });
+  return stats?.isFile() && stats.size <= MAX_CACHE_BYTES ? stats.size : 0;
+}
+
+/**
+ * The bytes of the regular file `file` (at most `maxBytes` of them, else an error): a view of
+ * `into` when they fit in it, else a new buffer. Reading into a buffer that was read into before
+ * touches no fresh memory. Opened without blocking and checked on the open descriptor, so a FIFO
+ * put in the file's place, even between a check and the open, is refused, never waited on.
+ */
+export function readFileInto(
+  file: string,
+  into: Buffer,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Buffer {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const size = fstatSync(fd).size;
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new Error(`${file} is not a regular file`);
+    const size = stats.size;
+    if (size > maxBytes) throw new Error(`${file} holds more than ${maxBytes} bytes`);
     const bytes = size <= into.length ? into.subarray(0, size) : Buffer.allocUnsafe(size);
     let done = 0;
     while (done < size) {
@@ -144,7 +167,7 @@ export function readFileInto(file: string, into: Buffer): Buffer {
 
 /**
  * The cached code stored under `key` (read into `into` when it fits, see readFileInto), or
- * undefined when the file is absent, damaged or another's.
+ * undefined when the file is absent, damaged or another's, not a regular file, or too large.
  */
 export function readCodeCache(
   file: string,
@@ -153,7 +176,7 @@ export function readCodeCache(
 ): Buffer | undefined {
   let bytes: Buffer;
   try {
-    bytes = readFileInto(file, into);
+    bytes = readFileInto(file, into, MAX_CACHE_BYTES);
   } catch {
     return undefined;
   }

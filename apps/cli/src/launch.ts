@@ -13,6 +13,7 @@ import { Script } from 'node:vm';
 import {
   cacheDirectory,
   cacheFileName,
+  cacheFileSize,
   cacheKey,
   readCodeCache,
   readFileInto,
@@ -72,7 +73,7 @@ function cacheEntry(
       nodeOptions: process.env.NODE_OPTIONS,
     });
     const file = join(directory, cacheFileName(v, key));
-    return { file, key, size: statSync(file, { throwIfNoEntry: false })?.size ?? 0 };
+    return { file, key, size: cacheFileSize(file) };
   } catch {
     return undefined;
   }

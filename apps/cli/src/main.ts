@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import yargs, { type Argv } from 'yargs';
-import { protectDashes, unwrapOperands, usageError } from './args.js';
+import { protectDashes, typedArgs, typedMessage, usageError } from './args.js';
 import { type CliIO, isBrokenPipe, writeAll } from './cli-io.js';
 import type { CommandSpec, ParsedArgs } from './commands/command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT_OK, EXIT_USAGE, errorLine, exitCodeFor } from './exit-codes.js';
 import { emitResult } from './output.js';
 import { httpOptions } from './remote.js';
-import { usageErrorOf } from './usage-errors.js';
+import { closest, usageErrorOf } from './usage-errors.js';
 
 const VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -162,21 +162,24 @@ function parse(argv: readonly string[], io: CliIO): Promise<Parsed> {
   if (argv[0] === COMPLETIONS_FLAG) return completions(parser, args);
   return new Promise((resolve, reject) => {
     parser.parse(args, {}, (error, parsedArgs, output) => {
-      const name = String(parsedArgs._[0] ?? '');
+      const name = typedMessage(String(parsedArgs._[0] ?? ''));
       const spec = COMMANDS.find((c) => commandName(c) === name);
       if (!spec && name !== '' && !name.startsWith('-')) {
-        const suggestion = /Did you mean (\S+)\?/.exec(output)?.[1];
+        // yargs suggests for the word it saw; after `--` that is hidden (args.ts).
+        const suggestion =
+          /Did you mean (\S+)\?/.exec(output)?.[1] ?? closest(name, COMMANDS.map(commandName));
         const hint = suggestion
           ? `; did you mean ${suggestion}?`
           : `; commands: ${COMMANDS.map(commandName).join(', ')}`;
         reject(usageError(`unknown command '${name}'${hint}`));
       } else if (error) {
-        reject(usageErrorOf(error.message, { argv: args, flags: knownFlags(parser, spec) }));
+        const context = { argv: args, flags: knownFlags(parser, spec), operands: operands(argv) };
+        reject(usageErrorOf(typedMessage(error.message), context));
       } else if (output) resolve({ kind: 'text', text: output });
       else if (spec) {
         const repeated = repeatedFlag(parser, parsedArgs);
         if (repeated) reject(usageError(`--${repeated} is given more than once; give it once`));
-        else resolve({ kind: 'run', spec, args: unwrapOperands(parsedArgs) });
+        else resolve({ kind: 'run', spec, args: typedArgs(parsedArgs) });
       } else reject(new ShortUsage());
     });
   });
@@ -222,6 +225,12 @@ async function completionScript(rest: readonly string[], io: CliIO): Promise<Par
       else process.env[key] = value;
     }
   }
+}
+
+/** The words typed after `--`: operands, whatever they look like. */
+function operands(argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf('--');
+  return end === -1 ? [] : argv.slice(end + 1);
 }
 
 /** Long flag names the command (or the top level) accepts, for "did you mean". */

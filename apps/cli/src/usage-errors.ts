@@ -7,6 +7,8 @@ export interface UsageContext {
   readonly argv: readonly string[];
   /** Long names of the flags the command accepts (kebab-case, no dashes). */
   readonly flags: readonly string[];
+  /** The words typed after `--`, which are operands even when they look like options. */
+  readonly operands?: readonly string[];
 }
 
 /**
@@ -38,7 +40,15 @@ export function usageErrorOf(message: string, context: UsageContext): TensorOpsE
 
 function unknownArgument(word: string, context: UsageContext): TensorOpsError {
   const typed = context.argv.find((a) => /^--?[^-]/.test(a) && flagName(a) === word);
-  if (typed === undefined) return usageError(`unexpected argument '${word}'`);
+  if (typed === undefined) {
+    // `gather -- -x.npy --indices 1`: the option was meant, but `--` made it an operand.
+    const option = context.operands?.find(
+      (a) => /^--?[^-]/.test(a) && context.flags.includes(flagName(a)),
+    );
+    const hint =
+      option === undefined ? '' : ` ('${option}' is after --, so an operand, not an option)`;
+    return usageError(`unexpected argument '${word}'${hint}`);
+  }
   const dashes = word.length === 1 ? '-' : '--';
   const suggestion = closest(word, context.flags);
   return usageError(

@@ -4,9 +4,14 @@
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  closeSync,
   existsSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
@@ -19,7 +24,9 @@ import { describe, expect, it } from 'vitest';
 import {
   cacheDirectory,
   cacheFileName,
+  cacheFileSize,
   cacheKey,
+  MAX_CACHE_BYTES,
   MAX_CACHE_ENTRIES,
   readCodeCache,
   writeCodeCache,
@@ -52,6 +59,13 @@ function smallNpy(dir: string, name: string, dtype: '<f4' | '<i8', values: numbe
   const path = join(dir, name);
   writeFileSync(path, Buffer.concat([head, data]));
   return path;
+}
+
+/** A file of `size` bytes that takes no room on disk (a hole). */
+function sparseFile(path: string, size: number): void {
+  const fd = openSync(path, 'w');
+  ftruncateSync(fd, size);
+  closeSync(fd);
 }
 
 /** The key the bin computes when spawned as `node BIN` with no NODE_OPTIONS. */
@@ -143,6 +157,21 @@ describe('cache files', () => {
     );
   });
 
+  it('an entry that is not a regular file, or is far too large, has no size to read', () => {
+    const dir = tempDir();
+    const file = join(dir, 'entry.v8cache');
+    writeCodeCache(file, 'k', payload);
+    expect(cacheFileSize(file)).toBe(statSync(file).size);
+    sparseFile(file, MAX_CACHE_BYTES + 1);
+    expect(cacheFileSize(file)).toBe(0);
+    expect(readCodeCache(file, 'k')).toBeUndefined();
+    const folder = join(dir, 'folder.v8cache');
+    mkdirSync(folder);
+    expect(cacheFileSize(folder)).toBe(0);
+    expect(readCodeCache(folder, 'k')).toBeUndefined();
+    expect(cacheFileSize(join(dir, 'absent'))).toBe(0);
+  });
+
   it('a folder that cannot be made: the write fails quietly', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'plain-file'), 'x');
@@ -202,6 +231,37 @@ describe('the bin with its cache', () => {
         const now = readCodeCache(entry, childKey());
         expect(now?.length).toBeGreaterThan(1000);
         expect(now?.equals(other)).toBe(false);
+      }
+    },
+  );
+
+  it.skipIf(NODE_COMPILE_CACHE)(
+    'an entry that is a FIFO, a folder or a 5 GB file is ignored: the run is unchanged, never held',
+    () => {
+      const dir = tempDir();
+      const cache = join(dir, 'cache');
+      mkdirSync(cache);
+      const entry = join(cache, cacheFileName(VERSION, childKey()));
+      const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
+      const places: [string, () => void][] = [
+        ['a FIFO', () => expect(spawnSync('mkfifo', [entry]).status).toBe(0)],
+        ['a folder', () => mkdirSync(entry)],
+        ['a 5 GB file', () => sparseFile(entry, 5 * 2 ** 30)],
+      ];
+      for (const [what, place] of places) {
+        place();
+        const r = tensorops(gatherArgs(dir), {
+          env: { TENSOROPS_CACHE_DIR: cache },
+          timeoutMs: 20_000,
+        });
+        expect(r.signal, what).toBeNull();
+        expect(r.stderr, what).toBe('');
+        expect(r.status, what).toBe(0);
+        expect(Buffer.compare(r.stdout, plain.stdout), what).toBe(0);
+        // What is not a folder is replaced by a valid entry, which the next run uses.
+        if (what !== 'a folder')
+          expect(readCodeCache(entry, childKey())?.length).toBeGreaterThan(1000);
+        rmSync(entry, { recursive: true, force: true });
       }
     },
   );

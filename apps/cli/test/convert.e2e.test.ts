@@ -4,7 +4,7 @@ import { tensorFrom } from '@tensorops/core';
 import { decodeNpy, encodeNpy } from '@tensorops/io';
 import { openTensorFile, readTensorFile, writeTensorsFile } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
-import { listDir, REPO, tempDir, tensorops } from './helpers.js';
+import { listDir, REPO, repoArg, tempDir, tensorops } from './helpers.js';
 
 const st = (name: string): string => join(REPO, 'fixtures', 'safetensors', name);
 const npz = (name: string): string => join(REPO, 'fixtures', 'npz', name);
@@ -136,10 +136,11 @@ describe('tensorops convert', () => {
   it('into .npy needs :NAME unless the source holds one tensor', () => {
     const dir = tempDir();
     const out = join(dir, 'x.npy');
-    const r = tensorops(['convert', npz('positional.npz'), out]);
+    const positional = repoArg('fixtures', 'npz', 'positional.npz');
+    const r = tensorops(['convert', positional, out]);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
-      `tensorops: error: ${npz('positional.npz')} holds 2 tensors, a .npy file one: pick one as ${npz('positional.npz')}:NAME or write .npz/.safetensors; 'arr_0', 'arr_1'\n`,
+      `tensorops: error: ${positional} holds 2 tensors, a .npy file one: pick one as ${positional}:NAME or write .npz/.safetensors; 'arr_0', 'arr_1'\n`,
     );
     expect(listDir(dir)).toEqual([]);
     expect(tensorops(['convert', npz('single.npz'), out]).status).toBe(0);
@@ -157,10 +158,11 @@ describe('tensorops convert', () => {
 
   it('refuses what cannot be converted exactly, leaving no output', () => {
     const dir = tempDir();
-    const sub = tensorops(['convert', st('all-dtypes.safetensors'), join(dir, 'x.npz')]);
+    const allDtypes = repoArg('fixtures', 'safetensors', 'all-dtypes.safetensors');
+    const sub = tensorops(['convert', allDtypes, join(dir, 'x.npz')]);
     expect(sub.status).toBe(1);
     expect(sub.stderr).toBe(
-      `tensorops: error: ${st('all-dtypes.safetensors')}: tensor 't_f6_e3m2' has dtype F6_E3M2 (float6_e3m2fn), packed below one byte per element: it can be inspected, not loaded, converted or gathered\n`,
+      `tensorops: error: ${allDtypes}: tensor 't_f6_e3m2' has dtype F6_E3M2 (float6_e3m2fn), packed below one byte per element: it can be inspected, not loaded, converted or gathered\n`,
     );
     const str = tensorops(['convert', npy('U5-le-c.npy'), join(dir, 'x.safetensors')]);
     expect(str.status).toBe(1);

@@ -87,6 +87,32 @@ describe('tensorops flags: every mistake is a one-line usage error', () => {
     );
     expectUsage(['gather', fx('data'), fx('idx'), 'extra.npy'], "unexpected argument 'extra.npy'");
   });
+
+  it('messages quote what was typed: - and the words after -- as they are', () => {
+    expectUsage(
+      ['gather', fx('data'), fx('idx'), '--axis', '-'],
+      "--axis takes an integer, got '-'",
+    );
+    expectUsage(
+      ['gather', fx('data'), fx('idx'), '--oob', '-'],
+      "--oob takes one of error, zero, got '-'",
+    );
+    expectUsage(
+      ['gather', fx('data'), fx('idx'), '--axis', '1', '--format', '-'],
+      "--format takes one of npy, npz, safetensors, json, csv, tsv, got '-'",
+    );
+    expectUsage(
+      ['gather', '--', '-x.npy', '--indices', '1'],
+      "unexpected argument '1' ('--indices' is after --, so an operand, not an option)",
+    );
+    expectUsage(['gather', '--', fx('data'), fx('idx'), '-z'], "unexpected argument '-z'");
+    expectUsage(['--', 'gathr'], "unknown command 'gathr'; did you mean gather?");
+    // Inline indices are text: `-` is a value there, quoted as typed (a data error).
+    const dir = tempDir();
+    const r = tensorops(['gather', fx('data'), '--indices', '-'], { cwd: dir });
+    expect(r.stderr).toBe("tensorops: error: --indices: line 1, column 1: '-' is not an integer\n");
+    expect(r.status).toBe(1);
+  });
 });
 
 describe('tensorops shell niceties', () => {

@@ -4,7 +4,7 @@ import { gather, tensorFrom } from '@tensorops/core';
 import { decodeNpy, encodeNpy } from '@tensorops/io';
 import { openTensorFile, readTensorFile, writeTensorsFile } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
-import { listDir, REPO, tempDir, tensorops } from './helpers.js';
+import { listDir, REPO, repoArg, tempDir, tensorops } from './helpers.js';
 
 const st = (name: string): string => join(REPO, 'fixtures', 'safetensors', name);
 const npz = (name: string): string => join(REPO, 'fixtures', 'npz', name);
@@ -30,10 +30,11 @@ describe('tensor references work in every command', () => {
     copyFileSync(join(REPO, 'fixtures', 'cli', 'idx_axis0_i32.npy'), idx);
     const one = tensorops(['gather', npz('single.npz'), idx, '--json']);
     expect(one.status).toBe(0);
-    const many = tensorops(['gather', npz('positional.npz'), idx]);
+    const positional = repoArg('fixtures', 'npz', 'positional.npz');
+    const many = tensorops(['gather', positional, idx]);
     expect(many.status).toBe(1);
     expect(many.stderr).toBe(
-      `tensorops: error: ${npz('positional.npz')}: holds 2 tensors ('arr_0', 'arr_1'); pick one as ${npz('positional.npz')}:NAME\n`,
+      `tensorops: error: ${positional}: holds 2 tensors ('arr_0', 'arr_1'); pick one as ${positional}:NAME\n`,
     );
   });
 

@@ -9,13 +9,26 @@ export const BIN = fileURLToPath(new URL('../dist/tensorops.cjs', import.meta.ur
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const EXAMPLES = join(REPO, 'examples');
 
+/**
+ * A file of the repository as the CLI is given it: relative to REPO, the folder tensorops() runs
+ * it in, so that a message quoting it back reads the same wherever the checkout lives.
+ */
+export function repoArg(...parts: string[]): string {
+  return join(...parts);
+}
+
 export interface RunResult {
   readonly status: number | null;
+  /** The signal that ended the run (SIGKILL when it outlived `timeoutMs`), else null. */
+  readonly signal: NodeJS.Signals | null;
   readonly stdout: Buffer;
   readonly stderr: string;
 }
 
-/** Spawns the built bin with piped stdio (so stdout is not a TTY), optional stdin bytes. */
+/**
+ * Spawns the built bin with piped stdio (so stdout is not a TTY), optional stdin bytes. With
+ * `timeoutMs`, a run that would hang is killed then (spawnSync blocks the test's own timers).
+ */
 export function tensorops(
   args: readonly string[],
   options: {
@@ -23,6 +36,7 @@ export function tensorops(
     cwd?: string;
     env?: Record<string, string>;
     nodeArgs?: string[];
+    timeoutMs?: number;
   } = {},
 ): RunResult {
   const r: SpawnSyncReturns<Buffer> = spawnSync(
@@ -33,9 +47,17 @@ export function tensorops(
       cwd: options.cwd ?? REPO,
       env: { PATH: process.env.PATH ?? '', ...options.env },
       maxBuffer: 1 << 30,
+      ...(options.timeoutMs === undefined
+        ? {}
+        : { timeout: options.timeoutMs, killSignal: 'SIGKILL' }),
     },
   );
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
+  return {
+    status: r.status,
+    signal: r.signal,
+    stdout: r.stdout,
+    stderr: r.stderr.toString('utf8'),
+  };
 }
 
 /**

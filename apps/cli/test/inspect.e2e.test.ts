@@ -1,11 +1,12 @@
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listDir, REPO, tempDir, tensorops } from './helpers.js';
+import { listDir, REPO, repoArg, tempDir, tensorops } from './helpers.js';
 
-const st = (name: string): string => join(REPO, 'fixtures', 'safetensors', name);
-const npz = (name: string): string => join(REPO, 'fixtures', 'npz', name);
-const npy = (name: string): string => join(REPO, 'fixtures', 'npy', name);
+// Fixtures as the CLI is given them, relative to the repository: messages quote them back.
+const st = (name: string): string => repoArg('fixtures', 'safetensors', name);
+const npz = (name: string): string => repoArg('fixtures', 'npz', name);
+const npy = (name: string): string => repoArg('fixtures', 'npy', name);
 
 function ok(args: string[]): string {
   const r = tensorops(args);

@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { decodeNpy } from '@tensorops/io';
 import { readTensorFile } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
-import { REPO, tempDir, tensorops } from './helpers.js';
+import { REPO, repoArg, tempDir, tensorops } from './helpers.js';
 
-const DIR = join(REPO, 'fixtures', 'checkpoints', 'sharded');
+// As the CLI is given it, relative to the repository: messages quote it back.
+const DIR = repoArg('fixtures', 'checkpoints', 'sharded');
 const INDEX = join(DIR, 'model.safetensors.index.json');
 const manifest = JSON.parse(
   readFileSync(join(REPO, 'fixtures', 'checkpoints', 'manifest.json'), 'utf8'),

@@ -156,6 +156,27 @@ describe('-o targets: regular files are replaced atomically, anything else is wr
     expect(r.stderr).toBe(`tensorops: error: ${dir}: cannot write: is a directory\n`);
     expect(listDir(dir)).toEqual([]);
   });
+
+  it('a target ending in / or /. names a folder: refused, nothing created or replaced', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'f.npy'), 'kept');
+    symlinkSync('new/', join(dir, 'link'));
+    const folder = "cannot write: ends with '/', so it names a folder, not a file";
+    for (const [target, reason] of [
+      ['new/', folder],
+      ['new/.', "cannot write: ends with '.', a folder, not a file"],
+      ['./', folder],
+      ['f.npy/', folder],
+      ['link', folder],
+    ] as const) {
+      const r = tensorops([...GATHER, '-o', target], { cwd: dir });
+      expect(r.stderr).toBe(`tensorops: error: ${target}: ${reason}\n`);
+      expect(r.status).toBe(1);
+      expect(r.stdout.length).toBe(0);
+      expect(listDir(dir)).toEqual(['f.npy', 'link']);
+      expect(readFileSync(join(dir, 'f.npy'), 'utf8')).toBe('kept');
+    }
+  });
 });
 
 describe('-o target permissions, as cp', () => {

@@ -15,10 +15,13 @@ export function checkTensorLayout(t: Pick<Tensor, 'dtype' | 'shape'>, what: stri
   }
   const { dtype, shape } = t as { dtype: unknown; shape: unknown };
   if (typeof dtype !== 'string') {
-    throw new TensorOpsError('E_DTYPE', `${what} has no dtype name, got ${describe(dtype)}`);
+    throw new TensorOpsError('E_DTYPE', `${what} has no dtype name, got ${describeValue(dtype)}`);
   }
   if (!Array.isArray(shape)) {
-    throw new TensorOpsError('E_SHAPE', `${what} shape must be an array, got ${describe(shape)}`);
+    throw new TensorOpsError(
+      'E_SHAPE',
+      `${what} shape must be an array, got ${describeValue(shape)}`,
+    );
   }
   parseDtype(dtype);
   checkShape(shape, `${what} shape`);
@@ -39,7 +42,7 @@ export function checkData(dtype: Dtype, shape: Shape, data: unknown, what: strin
   if (!(data instanceof Uint8Array)) {
     throw new TensorOpsError(
       'E_DTYPE',
-      `${what} data must be a Uint8Array of little-endian bytes, got ${describe(data)} (view a typed array's bytes with new Uint8Array(a.buffer, a.byteOffset, a.byteLength))`,
+      `${what} data must be a Uint8Array of little-endian bytes, got ${describeValue(data)} (view a typed array's bytes with new Uint8Array(a.buffer, a.byteOffset, a.byteLength))`,
     );
   }
   const nbytes = shapeSize(shape) * dtypeSize(dtype);
@@ -51,7 +54,8 @@ export function checkData(dtype: Dtype, shape: Shape, data: unknown, what: strin
   }
 }
 
-function describe(value: unknown): string {
+/** What `value` is, for a message that refuses it: `string`, `null`, `Float32Array`. */
+export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value !== 'object') return typeof value;
   return (value as object).constructor?.name ?? 'an object';

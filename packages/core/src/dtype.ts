@@ -61,6 +61,12 @@ export function isIntegerDtype(dtype: Dtype): dtype is IntegerDtype {
   return INTEGER_DTYPES.has(dtype);
 }
 
+/** The values an integer dtype holds: [min, max], both included. */
+export function integerRange(dtype: IntegerDtype): readonly [bigint, bigint] {
+  const bits = BigInt(DTYPE_SIZES[dtype] * 8);
+  return dtype[0] === 'u' ? [0n, 2n ** bits - 1n] : [-(2n ** (bits - 1n)), 2n ** (bits - 1n) - 1n];
+}
+
 export function isStringDtype(dtype: Dtype): dtype is StringDtype {
   return !isNumericName(dtype);
 }

@@ -42,6 +42,15 @@ describe('createTensor', () => {
     expect(errorOf(() => createTensor('nope' as Dtype, [1])).code).toBe('E_DTYPE');
   });
 
+  it('a tensor too large for any buffer is E_SHAPE naming its exact size', () => {
+    const e = errorOf(() => createTensor('uint8', [2 ** 30, 2 ** 30, 2 ** 30]));
+    expect(e.code).toBe('E_SHAPE');
+    expect(e.message).toBe(
+      'tensor of dtype uint8 and shape [1073741824,1073741824,1073741824] needs 1237940039285380274899124224 bytes, more than can be allocated',
+    );
+    expect(errorOf(() => createTensor('float64', [2 ** 52, 4])).code).toBe('E_SHAPE');
+  });
+
   it('tensorBytes is shape x item size', () => {
     expect(tensorBytes({ dtype: 'uint64', shape: [3, 2] })).toBe(48);
     expect(tensorBytes({ dtype: 'S5', shape: [] })).toBe(5);
@@ -56,7 +65,7 @@ describe('tensorFrom / tensorValues', () => {
     expect(hex(tensorFrom('float64', [1], [-2]).data)).toBe('00000000000000c0');
     expect(hex(tensorFrom('int64', [1], [-(2n ** 63n)]).data)).toBe('0000000000000080');
     expect(hex(tensorFrom('uint64', [1], [2n ** 64n - 2n]).data)).toBe('feffffffffffffff');
-    expect(hex(tensorFrom('bool', [4], [true, false, 2, 0]).data)).toBe('01000100');
+    expect(hex(tensorFrom('bool', [5], [true, false, 1, 0, 1n]).data)).toBe('0100010001');
   });
 
   it('rounds float16 and bfloat16 values to nearest even', () => {
@@ -109,6 +118,136 @@ describe('tensorFrom / tensorValues', () => {
       expect(r.code).toBe('E_DTYPE');
       expect(r.message).toBe(`tensorValues does not read ${dtype}; read its bytes`);
     }
+  });
+
+  it('refuses a value its dtype cannot hold, naming it and its position, never wrapping it', () => {
+    const refused = (dtype: Dtype, shape: number[], values: unknown[]): Error => {
+      try {
+        tensorFrom(dtype, shape, values as number[]);
+      } catch (e) {
+        return e as Error;
+      }
+      throw new Error(`tensorFrom(${dtype}) took ${String(values)}`);
+    };
+    const int32 = 'integers in [-2147483648, 2147483647]';
+    const cases: Array<[Dtype, number[], unknown[], string]> = [
+      [
+        'uint8',
+        [2],
+        [0, 256],
+        'values[1] (at [1]) is 256, which uint8 cannot hold (it holds integers in [0, 255])',
+      ],
+      [
+        'uint8',
+        [1],
+        [-1],
+        'values[0] (at [0]) is -1, which uint8 cannot hold (it holds integers in [0, 255])',
+      ],
+      [
+        'int8',
+        [1],
+        [128],
+        'values[0] (at [0]) is 128, which int8 cannot hold (it holds integers in [-128, 127])',
+      ],
+      [
+        'int32',
+        [1, 2],
+        [0, 1.5],
+        `values[1] (at [0,1]) is 1.5, which int32 cannot hold (it holds ${int32})`,
+      ],
+      [
+        'int32',
+        [2, 1],
+        [0, Number.NaN],
+        `values[1] (at [1,0]) is NaN, which int32 cannot hold (it holds ${int32})`,
+      ],
+      [
+        'int32',
+        [1],
+        [2 ** 32 + 1],
+        `values[0] (at [0]) is 4294967297, which int32 cannot hold (it holds ${int32})`,
+      ],
+      [
+        'uint32',
+        [1],
+        [Number.POSITIVE_INFINITY],
+        'values[0] (at [0]) is Infinity, which uint32 cannot hold (it holds integers in [0, 4294967295])',
+      ],
+      [
+        'int64',
+        [1],
+        [2n ** 63n],
+        'values[0] (at [0]) is 9223372036854775808, which int64 cannot hold (it holds integers in [-9223372036854775808, 9223372036854775807])',
+      ],
+      [
+        'int64',
+        [1],
+        [2 ** 63],
+        'values[0] (at [0]) is 9223372036854775808, which int64 cannot hold (it holds integers in [-9223372036854775808, 9223372036854775807])',
+      ],
+      [
+        'uint64',
+        [1],
+        [-1n],
+        'values[0] (at [0]) is -1, which uint64 cannot hold (it holds integers in [0, 18446744073709551615])',
+      ],
+      [
+        'uint64',
+        [1],
+        [2n ** 64n],
+        'values[0] (at [0]) is 18446744073709551616, which uint64 cannot hold (it holds integers in [0, 18446744073709551615])',
+      ],
+      [
+        'bool',
+        [3],
+        [true, 0, 2],
+        'values[2] (at [2]) is 2, which bool cannot hold (it holds true, false, 0 and 1)',
+      ],
+      [
+        'bool',
+        [1],
+        [Number.NaN],
+        'values[0] (at [0]) is NaN, which bool cannot hold (it holds true, false, 0 and 1)',
+      ],
+      [
+        'bool',
+        [],
+        [0.5],
+        'values[0] (at []) is 0.5, which bool cannot hold (it holds true, false, 0 and 1)',
+      ],
+    ];
+    for (const [dtype, shape, values, message] of cases) {
+      const e = refused(dtype, shape, values);
+      expect(e, message).toBeInstanceOf(RangeError);
+      expect(e.message).toBe(`tensorFrom: ${message}`);
+    }
+    for (const [value, what] of [
+      ['1', 'a string'],
+      [undefined, 'undefined'],
+      [{}, 'an Object'],
+    ]) {
+      for (const dtype of ['int8', 'float32'] as const) {
+        const e = refused(dtype, [1], [value]);
+        expect(e).toBeInstanceOf(TypeError);
+        expect(e.message).toBe(
+          `tensorFrom: values[0] (at [0]) is ${what}, not a number, bigint or boolean`,
+        );
+      }
+    }
+  });
+
+  it('keeps what every dtype holds: its extremes, floats rounded, booleans as 0 and 1', () => {
+    expect(tensorValues(tensorFrom('int64', [2], [2 ** 63 - 1024, -(2 ** 63)]))).toEqual([
+      2n ** 63n - 1024n,
+      -(2n ** 63n),
+    ]);
+    expect(tensorValues(tensorFrom('uint8', [3], [true, false, 255n]))).toEqual([1, 0, 255]);
+    expect(tensorValues(tensorFrom('float32', [3], [1.1, Number.NaN, 2n ** 64n]))).toEqual([
+      Math.fround(1.1),
+      Number.NaN,
+      2 ** 64,
+    ]);
+    expect(tensorValues(tensorFrom('int32', [1], [-0]))).toEqual([0]);
   });
 
   it('reads every numeric dtype but complex', () => {

@@ -1,5 +1,5 @@
-import { checkData, checkTensor, checkTensorLayout } from './check-tensor.js';
-import { type Dtype, dtypeSize } from './dtype.js';
+import { checkData, checkTensor, checkTensorLayout, describeValue } from './check-tensor.js';
+import { type Dtype, dtypeSize, integerRange, isIntegerDtype } from './dtype.js';
 import { TensorOpsError } from './errors.js';
 import {
   bfloat16ToNumber,
@@ -10,7 +10,14 @@ import {
   numberToFloat16,
 } from './float-bits.js';
 import type { OobMode } from './indices.js';
-import { checkShape, formatShape, type Shape, shapeSize, shapesEqual } from './shape.js';
+import {
+  checkShape,
+  formatPosition,
+  formatShape,
+  type Shape,
+  shapeSize,
+  shapesEqual,
+} from './shape.js';
 
 /**
  * A tensor: dtype, shape and its elements as little-endian, C-order bytes.
@@ -33,10 +40,26 @@ export function createTensor<D extends Dtype>(
 ): Tensor<D> {
   if (!Array.isArray(shape)) checkTensorLayout({ dtype, shape }, 'tensor');
   checkShape(shape);
-  const nbytes = shapeSize(shape) * dtypeSize(dtype);
-  if (data === undefined) return { dtype, shape: [...shape], data: new Uint8Array(nbytes) };
+  if (data === undefined) return { dtype, shape: [...shape], data: zeroedBytes(dtype, shape) };
   checkData(dtype, shape, data, 'tensor');
   return { dtype, shape: [...shape], data };
+}
+
+/** The zeroed bytes of a tensor; one too large for any buffer is E_SHAPE, like a bad shape. */
+function zeroedBytes(dtype: Dtype, shape: Shape): Uint8Array {
+  try {
+    return new Uint8Array(shapeSize(shape) * dtypeSize(dtype));
+  } catch (cause) {
+    if (!(cause instanceof RangeError)) throw cause;
+    // Exact, where the number product may be past 2^53.
+    let bytes = BigInt(dtypeSize(dtype));
+    for (const d of shape) bytes *= BigInt(d);
+    throw new TensorOpsError(
+      'E_SHAPE',
+      `tensor of dtype ${dtype} and shape ${formatShape(shape)} needs ${bytes} bytes, more than can be allocated`,
+      { cause },
+    );
+  }
 }
 
 /** The `out` option of the ops. */
@@ -121,6 +144,9 @@ const WRITERS: Partial<Record<Dtype, Writer>> = {
  * Builds a tensor from plain values (a convenience for callers and tests; ops never use it).
  * Integers may be given as bigint; float16/bfloat16 values are rounded to nearest even.
  * Complex, float8 and string dtypes take raw bytes through `createTensor` instead.
+ * A value the dtype cannot hold is a RangeError naming it and its position, never wrapped: an
+ * integer dtype takes integers in its range (256 is no uint8, 1.5 and NaN no int32), bool takes
+ * true, false, 0 and 1. Floats are rounded to the dtype, as numpy rounds them.
  */
 export function tensorFrom<D extends Dtype>(
   dtype: D,
@@ -134,17 +160,59 @@ export function tensorFrom<D extends Dtype>(
       `tensorFrom does not take ${dtype} values; pass raw bytes to createTensor`,
     );
   }
-  const t = createTensor(dtype, shape);
+  checkShape(shape);
   if (values.length !== shapeSize(shape)) {
     throw new TensorOpsError(
       'E_SHAPE',
       `shape ${formatShape(shape)} holds ${shapeSize(shape)} elements, got ${values.length} values`,
     );
   }
+  const fits = valueCheck(dtype);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (!fits(value)) throw valueError(dtype, shape, value, i);
+  }
+  const t = createTensor(dtype, shape);
   const view = new DataView(t.data.buffer, t.data.byteOffset, t.data.byteLength);
   const size = dtypeSize(dtype);
   for (let i = 0; i < values.length; i++) write(view, i * size, values[i] as number);
   return t;
+}
+
+const BOOL_VALUES: ReadonlySet<unknown> = new Set([false, true, 0, 1, 0n, 1n]);
+
+/** Whether a value is one `dtype` holds as given (floats: one it rounds), for tensorFrom. */
+function valueCheck(dtype: Dtype): (value: unknown) => boolean {
+  const plain = (v: unknown) =>
+    typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean';
+  if (dtype === 'bool') return (v) => BOOL_VALUES.has(v);
+  if (!isIntegerDtype(dtype)) return plain;
+  const [min, max] = integerRange(dtype);
+  // As numbers: min and max + 1 are powers of two (or 0), exact as doubles.
+  const [low, end] = [Number(min), Number(max + 1n)];
+  return (v) =>
+    typeof v === 'number'
+      ? Number.isInteger(v) && v >= low && v < end
+      : typeof v === 'bigint'
+        ? v >= min && v <= max
+        : typeof v === 'boolean';
+}
+
+/** The error for a value tensorFrom refuses (see valueCheck): what it is, where, what fits. */
+function valueError(dtype: Dtype, shape: Shape, value: unknown, index: number): Error {
+  const at = `tensorFrom: values[${index}] (at ${formatPosition(index, shape)})`;
+  if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
+    const kind = describeValue(value);
+    const article = /^[aeiou]/i.test(kind) ? 'an' : 'a';
+    const what = kind === 'undefined' || kind === 'null' ? kind : `${article} ${kind}`;
+    return new TypeError(`${at} is ${what}, not a number, bigint or boolean`);
+  }
+  const holds = isIntegerDtype(dtype)
+    ? `integers in [${integerRange(dtype).join(', ')}]`
+    : 'true, false, 0 and 1';
+  // 2 ** 63 prints as 9223372036854776000; its exact digits say why it does not fit.
+  const shown = Number.isInteger(value) && !Number.isSafeInteger(value) ? BigInt(value) : value;
+  return new RangeError(`${at} is ${shown}, which ${dtype} cannot hold (it holds ${holds})`);
 }
 
 type Reader = (view: DataView, offset: number) => number | bigint;

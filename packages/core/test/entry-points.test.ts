@@ -9,6 +9,8 @@ const INTERNAL = [
   'alignedView',
   'copyElement',
   'decodeIndices',
+  'describeValue',
+  'integerRange',
   'outputTensor',
   'setWasmKernelsEnabled',
   'valueView',

@@ -3,11 +3,13 @@ import {
   type Dtype,
   float16ToNumber,
   formatShape,
+  isIntegerDtype,
   type Tensor,
   TensorOpsError,
   tensorFrom,
   tensorValues,
 } from '@tensorops/core';
+import { integerRange } from '@tensorops/core/internal';
 
 /** Dtypes GatherTree accepts for step ids (and therefore produces). */
 export type StepDtype =
@@ -50,17 +52,6 @@ export interface ResolvedEndToken {
   readonly bits: Uint8Array;
 }
 
-const INT_RANGES: Partial<Record<StepDtype, readonly [bigint, bigint]>> = {
-  int8: [-128n, 127n],
-  uint8: [0n, 255n],
-  int16: [-32768n, 32767n],
-  uint16: [0n, 65535n],
-  int32: [-2147483648n, 2147483647n],
-  uint32: [0n, 4294967295n],
-  int64: [-(2n ** 63n), 2n ** 63n - 1n],
-  uint64: [0n, 2n ** 64n - 1n],
-};
-
 /**
  * Converts `endToken` into `dtype` without rounding. A value the dtype cannot hold exactly
  * (2.5 or 2^40 for int32, 2^24+1 for float32, NaN anywhere) could never match a step id,
@@ -73,7 +64,7 @@ export function resolveEndToken(
   input = 'step_ids',
 ): ResolvedEndToken {
   const raw = typeof endToken === 'object' ? scalarValue(endToken, op) : endToken;
-  const range = INT_RANGES[dtype];
+  const range = isIntegerDtype(dtype) ? integerRange(dtype) : undefined;
   if (range !== undefined) {
     const exact = typeof raw === 'bigint' ? raw : Number.isInteger(raw) ? BigInt(raw) : undefined;
     if (exact === undefined || exact < range[0] || exact > range[1]) {

@@ -13,9 +13,9 @@ import {
   type Tensor,
   TensorOpsError,
 } from '@tensorops/core';
+import { looksLike } from './looks-like.js';
 import { npyDescr } from './npy.js';
 import { safetensorsDtypeName } from './safetensors.js';
-import { hexBytes } from './text.js';
 
 export type TensorFormat = 'npy' | 'npz' | 'safetensors';
 
@@ -99,6 +99,6 @@ export function formatOfMagic(head: Uint8Array): TensorFormat {
   if (head[8] === 0x7b) return 'safetensors';
   throw new TensorOpsError(
     'E_FORMAT',
-    `not a .npy, .npz or .safetensors file: starts with ${hexBytes(head.subarray(0, 8)) || 'nothing'}`,
+    `not a .npy, .npz or .safetensors file: ${looksLike(head) ?? 'its first bytes are none of theirs'}`,
   );
 }

@@ -13,9 +13,11 @@ import {
   type Tensor,
   TensorOpsError,
 } from '@tensorops/core';
+import { checkBytes } from './bytes-input.js';
 import { fortranToC, swapBytesInPlace } from './layout.js';
+import { looksLike } from './looks-like.js';
 import { describe, type PyValue, parseNpyHeaderDict } from './npy-header.js';
-import { hexBytes, quote } from './text.js';
+import { quote } from './text.js';
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59] as const; // \x93NUMPY
 /** numpy aligns the data to 64 bytes so that it can be memory-mapped for any dtype. */
@@ -159,6 +161,7 @@ export function npyDataOffset(
   prefix: Uint8Array,
   maxHeaderBytes: number = MAX_NPY_HEADER_BYTES,
 ): number {
+  checkBytes(prefix, 'npyDataOffset', 'prefix');
   if (prefix.length < 8) {
     if (MAGIC.some((b, i) => i < prefix.length && prefix[i] !== b)) badMagic(prefix);
     truncated('preamble', 10, prefix.length);
@@ -186,9 +189,10 @@ export function npyDataOffset(
 }
 
 function badMagic(prefix: Uint8Array): never {
+  const look = looksLike(prefix);
   throw new TensorOpsError(
     'E_FORMAT',
-    `not a .npy file: starts with ${hexBytes(prefix.subarray(0, 6)) || 'nothing'}, expected 93 4e 55 4d 50 59 ('\\x93NUMPY')`,
+    `not a .npy file: it does not start with '\\x93NUMPY'${look === undefined ? '' : ` (${look})`}`,
   );
 }
 
@@ -281,6 +285,7 @@ export function readNpyHeader(
   availableDataBytes?: number,
   options: NpyReadOptions = {},
 ): NpyHeader {
+  checkBytes(bytes, 'readNpyHeader');
   return finishHeader(parseHeader(bytes, options), availableDataBytes);
 }
 
@@ -303,6 +308,7 @@ function swapUnit(dtype: Dtype): number {
  * `data` when no conversion is needed and `data` is aligned for the item size.
  */
 export function npyDataToTensor(header: NpyHeader, data: Uint8Array): Tensor {
+  checkBytes(data, 'npyDataToTensor', 'data');
   if (data.byteLength !== header.nbytes) {
     truncated('data', header.nbytes, data.byteLength);
   }
@@ -324,6 +330,7 @@ export function npyDataToTensor(header: NpyHeader, data: Uint8Array): Tensor {
  * bytes are ignored, as numpy ignores them). Errors are TensorOpsError E_FORMAT or E_DTYPE.
  */
 export function decodeNpy(bytes: Uint8Array, options: NpyReadOptions = {}): Tensor {
+  checkBytes(bytes, 'decodeNpy');
   const parsed = parseHeader(bytes, options);
   const header = finishHeader(parsed, bytes.length - parsed.dataOffset);
   const start = header.dataOffset;

@@ -13,6 +13,8 @@ import {
   type Tensor,
   TensorOpsError,
 } from '@tensorops/core';
+import { checkBytes } from './bytes-input.js';
+import { looksLike } from './looks-like.js';
 import {
   isJsonObject,
   type JsonValue,
@@ -20,7 +22,7 @@ import {
   jsonSafeInteger,
   parseStrictJson,
 } from './strict-json.js';
-import { hexBytes, quote } from './text.js';
+import { quote } from './text.js';
 
 /** The reference refuses headers larger than this (100 MB, decimal). */
 export const SAFETENSORS_MAX_HEADER_BYTES = 100_000_000;
@@ -126,6 +128,7 @@ function fail(message: string): never {
  * file: the length that a reader must read next. Throws E_FORMAT.
  */
 export function safetensorsHeaderLength(prefix: Uint8Array, fileSize?: number): number {
+  checkBytes(prefix, 'safetensorsHeaderLength', 'prefix');
   if (prefix.length < 8) {
     throw new TensorOpsError(
       'E_FORMAT',
@@ -135,9 +138,11 @@ export function safetensorsHeaderLength(prefix: Uint8Array, fileSize?: number): 
   const view = new DataView(prefix.buffer, prefix.byteOffset, 8);
   const n = view.getBigUint64(0, true);
   if (n > BigInt(SAFETENSORS_MAX_HEADER_BYTES)) {
+    // The length is the file's first 8 bytes: it is not shown, what they look like is.
+    const look = looksLike(prefix);
     throw new TensorOpsError(
       'E_FORMAT',
-      `${WHAT} length ${n} (bytes ${hexBytes(prefix.subarray(0, 8))}) exceeds the ${SAFETENSORS_MAX_HEADER_BYTES}-byte limit`,
+      `${WHAT} length exceeds the ${SAFETENSORS_MAX_HEADER_BYTES}-byte limit: not a .safetensors file${look === undefined ? '' : ` (${look})`}`,
     );
   }
   const length = Number(n);
@@ -260,13 +265,14 @@ function validateLayout(tensors: readonly SafetensorsEntry[]): number {
  * ends exactly where the last tensor ends, no byte missing, no byte extra.
  */
 export function parseSafetensorsHeader(bytes: Uint8Array, fileSize?: number): SafetensorsHeader {
+  checkBytes(bytes, 'parseSafetensorsHeader');
   const headerLength = safetensorsHeaderLength(bytes, fileSize);
   if (bytes.length < 8 + headerLength) {
     fail(`truncated: needs ${8 + headerLength} bytes, only ${bytes.length} available`);
   }
   const body = bytes.subarray(8, 8 + headerLength);
   if (body[0] !== 0x7b) {
-    fail(`must start with '{', starts with ${hexBytes(body.subarray(0, 4)) || 'nothing'}`);
+    fail("must start with '{' (a JSON object)");
   }
   const doc = parseStrictJson(decodeUtf8(body), WHAT);
   if (!isJsonObject(doc)) fail(`must be a JSON object, got ${jsonKind(doc)}`);
@@ -304,6 +310,7 @@ export function parseSafetensorsHeader(bytes: Uint8Array, fileSize?: number): Sa
  * are packed below a byte per element, which tensorops tensors do not represent.
  */
 export function safetensorsEntryTensor(entry: SafetensorsEntry, data: Uint8Array): Tensor {
+  checkBytes(data, 'safetensorsEntryTensor', 'data');
   if (entry.dtype === undefined) throw subByteError(entry.name, entry.formatDtype);
   if (data.byteLength !== entry.end - entry.begin) {
     throw new TensorOpsError(
@@ -339,6 +346,7 @@ export interface DecodedSafetensors {
  * those files with {@link parseSafetensorsHeader} and read the bytes yourself).
  */
 export function decodeSafetensors(bytes: Uint8Array): DecodedSafetensors {
+  checkBytes(bytes, 'decodeSafetensors');
   const header = parseSafetensorsHeader(bytes, bytes.length);
   const tensors = header.tensors.map((e) => {
     let data = bytes.subarray(header.dataOffset + e.begin, header.dataOffset + e.end);

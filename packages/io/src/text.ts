@@ -17,8 +17,3 @@ export function quote(text: string): string {
   }
   return `'${out}'`;
 }
-
-/** `93 4e 55 4d` — for magic numbers and other binary prefixes. */
-export function hexBytes(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ');
-}

@@ -8,7 +8,15 @@ import {
 } from '@tensorops/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeNpy, encodeNpy, encodeNpyHeader, npyDescr, readNpyHeader } from '../src/index.js';
+import {
+  decodeNpy,
+  decodeSafetensors,
+  encodeNpy,
+  encodeNpyHeader,
+  npyDescr,
+  parseSafetensorsHeader,
+  readNpyHeader,
+} from '../src/index.js';
 import { expectError, fixtureBytes, npyWithHeader } from './helpers.js';
 
 const NO_DESCR = [
@@ -250,7 +258,7 @@ describe('hostile input', () => {
     const magic = good.slice();
     magic[1] = 0x4f;
     expect(expectError(() => decodeNpy(magic)).message).toBe(
-      "not a .npy file: starts with 93 4f 55 4d 50 59, expected 93 4e 55 4d 50 59 ('\\x93NUMPY')",
+      "not a .npy file: it does not start with '\\x93NUMPY'",
     );
     const minor = good.slice();
     minor[7] = 1;
@@ -275,6 +283,37 @@ describe('hostile input', () => {
     expect(expectError(() => decodeNpy(v3)).message).toBe(
       '.npy header (version 3.0) is not valid UTF-8',
     );
+  });
+
+  it('refuses what is not a Uint8Array of bytes with one clear error, never an engine TypeError', () => {
+    const good = npyWithHeader("{'descr': '<u2', 'fortran_order': False, 'shape': (0,), }");
+    const decoders: Array<[string, (bytes: Uint8Array) => unknown]> = [
+      ['decodeNpy', (b) => decodeNpy(b)],
+      ['readNpyHeader', (b) => readNpyHeader(b)],
+      ['decodeSafetensors', (b) => decodeSafetensors(b)],
+      ['parseSafetensorsHeader', (b) => parseSafetensorsHeader(b)],
+    ];
+    const inputs: Array<[unknown, string]> = [
+      ['abc', 'string'],
+      [[0x93, 0x4e], 'Array'],
+      [null, 'null'],
+      [good.buffer, 'ArrayBuffer (view it: new Uint8Array(buffer))'],
+      [
+        new Uint16Array(4),
+        'Uint16Array (view its bytes: new Uint8Array(a.buffer, a.byteOffset, a.byteLength))',
+      ],
+    ];
+    for (const [name, decode] of decoders) {
+      for (const [input, got] of inputs) {
+        const e = expectError(() => decode(input as Uint8Array));
+        expect(e.code).toBe('E_DTYPE');
+        expect(e.message).toBe(
+          `${name}: bytes must be a Uint8Array of the file's bytes, got ${got}`,
+        );
+      }
+    }
+    // A Buffer is a Uint8Array, and is taken.
+    expect(decodeNpy(Buffer.from(good)).shape).toEqual([0]);
   });
 
   it('reads latin-1 in version 1.0 headers byte for byte', () => {

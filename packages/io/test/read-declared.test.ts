@@ -97,7 +97,11 @@ describe('readDeclaredBytes', () => {
     for (const format of ['npy', undefined] as const) {
       const { stream, seen } = endless(new Uint8Array(0));
       const e = await expectRejection(readDeclaredBytes(stream, 'pipe', format));
-      expect(e.message).toMatch(/^not a \.npy(, \.npz or \.safetensors)? file: starts with 00 00/);
+      expect(e.message).toBe(
+        format === 'npy'
+          ? "not a .npy file: it does not start with '\\x93NUMPY'"
+          : 'not a .npy, .npz or .safetensors file: its first bytes are none of theirs',
+      );
       expect(seen.chunks).toBe(1);
       expect(seen.closed).toBe(true);
     }
@@ -152,13 +156,13 @@ describe('devices and endless pipes', () => {
         const before = process.memoryUsage().rss;
         const e = await expectRejection(openTensorFile(path));
         expect(e.message).toMatch(
-          new RegExp(`^${path}: not a \\.npy, \\.npz or \\.safetensors file: starts with`),
+          new RegExp(`^${path}: not a \\.npy, \\.npz or \\.safetensors file: `),
         );
         expect(process.memoryUsage().rss - before).toBeLessThan(64 << 20);
         const named = join(dir, `${name}.npy`);
         execFileSync('mknod', [named, 'c', '1', minor]);
         const n = await expectRejection(openTensorFile(named));
-        expect(n.message).toContain(`${named}: not a .npy file: starts with`);
+        expect(n.message).toContain(`${named}: not a .npy file: it does not start with`);
       }
     },
   );

@@ -9,6 +9,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
   writeFileSync,
@@ -76,6 +77,28 @@ afterEach(() => {
   for (const fd of descriptors.splice(0)) closeSync(fd);
 });
 
+/**
+ * A new folder under `base` whose path takes 4080 characters: it exists, but a temp file's name
+ * in it makes a path longer than the 4095 the kernel takes (ENAMETOOLONG).
+ */
+function longFolder(base: string): string {
+  let path = base;
+  while (4080 - path.length > 256) path = join(path, 'd'.repeat(200));
+  path = join(path, 'd'.repeat(4080 - path.length - 1));
+  mkdirSync(path, { recursive: true });
+  expect(path.length).toBe(4080);
+  return path;
+}
+
+/** Every row of table(4096) once, in a scrambled order: an output as large as the data. */
+function everyRowScrambled(): Tensor {
+  return tensorFrom(
+    'int64',
+    [4096],
+    Array.from({ length: 4096 }, (_, i) => BigInt((i * 2654435761) % 4096)),
+  );
+}
+
 /** [rows, 64] float32 of random bit patterns (NaN payloads and -0 among them). */
 function table(rows: number): Tensor {
   const t = createTensor('float32', [rows, 64]);
@@ -99,14 +122,23 @@ async function gatherAll(npy: NpyOnStream, ids: Tensor): Promise<void> {
   }
 }
 
+/**
+ * Gathers `ids` from `data`, the .npy on `npy`, with `folder` for a temp copy: the pipe is swept
+ * as it passes, and the bytes are the gather's.
+ */
+async function expectSwept(npy: NpyOnStream, data: Tensor, ids: Tensor, folder: string) {
+  const { stream, close } = await gatherFromPipe(npy, ids, {}, folder);
+  expect(stream.mode).toBe('stream-sweep');
+  const got = await collectStream(stream);
+  await close();
+  await npy.close();
+  expect(Buffer.from(got.data).equals(Buffer.from(gather(data, ids).data))).toBe(true);
+}
+
 describe('gatherFromPipe', () => {
   it('copies the pipe to an unlinked temp file when every row is picked, and gathers the right bytes', async () => {
     const data = table(4096);
-    const ids = tensorFrom(
-      'int64',
-      [4096],
-      Array.from({ length: 4096 }, (_, i) => BigInt((i * 2654435761) % 4096)),
-    );
+    const ids = everyRowScrambled();
     const npy = await openNpyStream(piped(encodeNpy(data)), 'stdin');
     const { stream, close } = await gatherFromPipe(npy, ids, {}, scratch);
     expect(stream.mode).not.toBe('stream-sweep');
@@ -119,11 +151,7 @@ describe('gatherFromPipe', () => {
 
   it('copies a pipe given as a descriptor (in a worker thread) and gathers the right bytes', async () => {
     const data = table(4096);
-    const ids = tensorFrom(
-      'int64',
-      [4096],
-      Array.from({ length: 4096 }, (_, i) => BigInt((i * 2654435761) % 4096)),
-    );
+    const ids = everyRowScrambled();
     const npy = await openNpyStream(pipedDescriptor(encodeNpy(data)), 'stdin');
     expect(npy.copyTo).toBeDefined();
     const { stream, close } = await gatherFromPipe(npy, ids, {}, scratch);
@@ -136,11 +164,7 @@ describe('gatherFromPipe', () => {
 
   it('cuts its temp copy short as the last of several passes goes, before the gather ends', async () => {
     const data = table(4096); // 256-byte rows
-    const ids = tensorFrom(
-      'int64',
-      [4096],
-      Array.from({ length: 4096 }, (_, i) => BigInt((i * 2654435761) % 4096)),
-    );
+    const ids = everyRowScrambled();
     const bytes = encodeNpy(data);
     const headerBytes = bytes.length - data.data.byteLength;
     const npy = await openNpyStream(pipedDescriptor(bytes), 'stdin');
@@ -179,11 +203,7 @@ describe('gatherFromPipe', () => {
 
   it('starts the gather while the copy is still under way; its reads wait for the bytes they need', async () => {
     const data = table(4096);
-    const ids = tensorFrom(
-      'int64',
-      [4096],
-      Array.from({ length: 4096 }, (_, i) => BigInt((i * 2654435761) % 4096)),
-    );
+    const ids = everyRowScrambled();
     const bytes = encodeNpy(data);
     const { fd, go } = heldDescriptor(bytes, bytes.length >> 1);
     const npy = await openNpyStream(fd, 'stdin');
@@ -226,13 +246,22 @@ describe('gatherFromPipe', () => {
   it('sweeps the pipe as it passes when a few rows are picked', async () => {
     const data = table(4096);
     const ids = tensorFrom('int32', [3], [4095, 0, -7]);
-    const npy = await openNpyStream(piped(encodeNpy(data)), 'stdin');
-    const { stream, close } = await gatherFromPipe(npy, ids, {}, scratch);
-    expect(stream.mode).toBe('stream-sweep');
-    const got = await collectStream(stream);
-    await close();
-    await npy.close();
-    expect(Buffer.from(got.data).equals(Buffer.from(gather(data, ids).data))).toBe(true);
+    await expectSwept(await openNpyStream(piped(encodeNpy(data)), 'stdin'), data, ids, scratch);
+  });
+
+  it('sweeps the pipe when no temp file can be made in the folder: a file, a path too long', async () => {
+    const data = table(4096);
+    const ids = everyRowScrambled();
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'not a folder');
+    for (const folder of [file, longFolder(join(dir, 'long'))]) {
+      for (const source of [piped, pipedDescriptor]) {
+        await expectSwept(await openNpyStream(source(encodeNpy(data)), 'stdin'), data, ids, folder);
+        descriptors.splice(0).forEach(closeSync);
+        rmSync(join(dir, 'fifo'), { force: true });
+      }
+    }
+    expect(readFileSync(file, 'utf8')).toBe('not a folder');
   });
 
   it('a pipe that ends before its declared data is an error naming stdin, and leaves nothing', async () => {

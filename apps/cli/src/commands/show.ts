@@ -9,6 +9,7 @@ import {
 import { integerOption, isStdio, usageError } from '../args.js';
 import { loadTensor } from '../inputs.js';
 import { openOptions } from '../remote.js';
+import { pickTensor } from '../tensor-names.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const showCommand: CommandSpec = {
@@ -43,7 +44,7 @@ export const showCommand: CommandSpec = {
     const { path, name } = resolveTensorRefOnDisk(ref);
     const file = await openTensorFile(path, openOptions(name, io));
     try {
-      const stored = file.get(name);
+      const stored = pickTensor(file, name);
       const stream = head === undefined ? file.stream(stored) : headOfStored(file, stored, head);
       // file.path names a URL without its query string or credentials.
       const label = name === undefined ? file.path : `${file.path}:${name}`;

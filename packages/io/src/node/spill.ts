@@ -3,8 +3,8 @@
 // first copied to a temp file and gathered from there like any file (the passes strategy, whose
 // buffers are reused). spillPays decides by the same costs as the file strategies. The temp file
 // is unlinked the moment it is created, so nothing is left behind, whatever ends the process, and
-// read through /proc/self/fd (Linux); elsewhere, or without room in the temp folder, the pipe is
-// swept. Where a worker thread copies (a pipe given as a descriptor), the gather reads through the
+// read through /proc/self/fd (Linux); elsewhere, without room in the temp folder, or where no
+// file can be made there (it is missing, not a folder, read-only, not ours), the pipe is swept. Where a worker thread copies (a pipe given as a descriptor), the gather reads through the
 // copy's own descriptor and starts at once: each read waits until the copy has got past it, so
 // planning and the first pass over the data run while the rest is still arriving.
 
@@ -71,8 +71,13 @@ export async function gatherFromPipe(
     rangeReadable(npyStoredTensor(header)) &&
     spillPays(header.nbytes, outBytes, options.chunkBytes ?? CHUNK_BYTES) &&
     hasRoom(dir, header.nbytes);
-  if (!spill) return { stream: gatherFromNpyStream(npy, indices, options), close: async () => {} };
-  const spilled = await startSpill(npy, dir);
+  // Nothing of the pipe is read before the temp file holds its header: any way the folder fails
+  // leaves the sweep, which needs no folder.
+  const fd = spill ? tempCopyOrUndefined(dir, npy.headerBytes) : undefined;
+  if (fd === undefined) {
+    return { stream: gatherFromNpyStream(npy, indices, options), close: async () => {} };
+  }
+  const spilled = await startSpill(npy, fd, dir);
   try {
     const stream = gatherFromFile(spilled.file, spilled.file.get(), indices, options);
     return {
@@ -110,7 +115,7 @@ function hasRoom(dir: string, bytes: number): boolean {
 
 /** Copies the .npy on `npy` (header and declared data) to an unlinked temp file, opened. */
 export async function spillNpyStream(npy: NpyOnStream, dir: string): Promise<TensorFile> {
-  const spilled = await startSpill(npy, dir);
+  const spilled = await startSpill(npy, tempCopy(dir, npy.headerBytes), dir);
   try {
     await spilled.copied;
   } catch (error) {
@@ -129,13 +134,14 @@ interface Spill {
   close(): Promise<void>;
 }
 
-/** Starts copying the .npy on `npy` to an unlinked temp file in `dir`. */
-async function startSpill(npy: NpyOnStream, dir: string): Promise<Spill> {
-  const fd = openUnlinkedTemp(dir);
+/**
+ * Starts copying the data of the .npy on `npy` to `fd`, a temp file in `dir` that holds its
+ * header (see tempCopy); the spill owns `fd` from here.
+ */
+async function startSpill(npy: NpyOnStream, fd: number, dir: string): Promise<Spill> {
   const { copyTo, label, headerBytes } = npy;
   if (copyTo === undefined) {
     try {
-      writeAll(fd, headerBytes, dir);
       const buffer = new Uint8Array(COPY_BYTES);
       for (let got = await npy.read(buffer); got > 0; got = await npy.read(buffer)) {
         writeAll(fd, buffer.subarray(0, got), dir);
@@ -146,12 +152,6 @@ async function startSpill(npy: NpyOnStream, dir: string): Promise<Spill> {
     } finally {
       closeSync(fd);
     }
-  }
-  try {
-    writeAll(fd, headerBytes, dir);
-  } catch (error) {
-    closeSync(fd);
-    throw error;
   }
   const progress = new CopyProgress();
   const copied = copyData(() => copyTo(fd, progress.shared), label, dir).then((count) => {
@@ -172,6 +172,27 @@ async function startSpill(npy: NpyOnStream, dir: string): Promise<Spill> {
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+/** A new temp file in `dir` holding `headerBytes`, open for reading and writing, unlinked. */
+function tempCopy(dir: string, headerBytes: Uint8Array): number {
+  const fd = openUnlinkedTemp(dir);
+  try {
+    writeAll(fd, headerBytes, dir);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/** {@link tempCopy}, or undefined where `dir` cannot hold one. */
+function tempCopyOrUndefined(dir: string, headerBytes: Uint8Array): number | undefined {
+  try {
+    return tempCopy(dir, headerBytes);
+  } catch {
+    return undefined;
   }
 }
 

@@ -52,6 +52,7 @@ async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
 export async function resolveOutputTarget(path: string): Promise<OutputTarget> {
   let current = resolve(path);
   try {
+    refuseFolderName(path);
     for (let hops = 0; ; hops++) {
       const fd = descriptorOf(current);
       if (fd !== undefined) return { kind: 'descriptor', fd };
@@ -59,7 +60,9 @@ export async function resolveOutputTarget(path: string): Promise<OutputTarget> {
       if (stats === undefined) return { kind: 'atomic', path: current, existing: undefined };
       if (stats.isSymbolicLink()) {
         if (hops >= MAX_LINKS) throw Object.assign(new Error('ELOOP'), { code: 'ELOOP' });
-        current = resolve(dirname(current), await readlinkPath(current));
+        const target = await readlinkPath(current);
+        refuseFolderName(target);
+        current = resolve(dirname(current), target);
         continue;
       }
       if (stats.isDirectory()) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
@@ -69,6 +72,20 @@ export async function resolveOutputTarget(path: string): Promise<OutputTarget> {
     }
   } catch (cause) {
     throw ioError(path, 'write', cause);
+  }
+}
+
+/**
+ * `out/`, `out/.`, `..`: a name that can only be a folder's, whatever is there now (path.resolve
+ * would drop the `/` and create the file `out`), is refused as the kernel refuses to open it.
+ */
+function refuseFolderName(path: string): void {
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  if (path !== '' && last === '') {
+    throw new Error("ends with '/', so it names a folder, not a file");
+  }
+  if (last === '.' || last === '..') {
+    throw new Error(`ends with '${last}', a folder, not a file`);
   }
 }
 
