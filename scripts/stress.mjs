@@ -26,7 +26,6 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateRawSync, constants as zc } from 'node:zlib';
@@ -840,6 +839,8 @@ add('linear-index-many-tensors', 14, async (dir) => {
     left: extraFiles(dir, ['model.safetensors', 'model.safetensors.index.json']),
   };
 });
+
+const { createServer } = await import('node:http');
 
 /**
  * Serves `root` on 127.0.0.1 by byte ranges (206 with Content-Range and a strong ETag), each
