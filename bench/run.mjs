@@ -351,10 +351,11 @@ async function main() {
   }
   if (kernelIds.includes('W1')) benchIndexText(opts);
   if (opts.ids.includes('W8')) await (await import('./lib/remote.mjs')).remoteBench(opts);
+  let linear = [];
   if (opts.ids.includes('linear')) {
     const dir = mkdtempSync(join(tmpdir(), 'tensorops-bench-linear-'));
     try {
-      await linearBench(opts, dir);
+      linear = await linearBench(opts, dir);
     } catch (e) {
       // An output or message that is not the right one: the figures would mean nothing.
       console.log(`\nlinear failed: ${String(e.message).split('\n')[0]}`);
@@ -364,7 +365,7 @@ async function main() {
     }
   }
   if (opts.json) {
-    writeFileSync(opts.json, `${JSON.stringify({ env, opts, whole, rows }, null, 2)}\n`);
+    writeFileSync(opts.json, `${JSON.stringify({ env, opts, whole, rows, linear }, null, 2)}\n`);
   }
   if (ctx.failed) {
     console.log(

@@ -138,8 +138,8 @@ const PAIRS = [
 ];
 
 /**
- * Runs every pair; prints a table and a verdict per pair. Throws when a command's exit status or
- * output is not the right one.
+ * Runs every pair; prints a table and a verdict per pair, and returns them as data (for --json).
+ * Throws when a command's exit status or output is not the right one.
  */
 export async function linearBench(opts, root) {
   const rounds = opts.quick ? 1 : 3;
@@ -171,7 +171,15 @@ export async function linearBench(opts, root) {
     for (const c of cases) rmSync(c.dir, { recursive: true, force: true });
   }
   printLinear(rows, rounds);
-  return rows;
+  return rows.map(({ pair, cases, r, ratio, met }) => ({
+    pair: pair.id,
+    sizes: cases.map((c) => c.size),
+    bytes: cases.map((c) => c.bytes),
+    ms: r.rows.map((row) => row.ms),
+    rssMB: r.rows.map((row) => row.rssMB),
+    ratio,
+    met,
+  }));
 }
 
 function printLinear(rows, rounds) {
