@@ -898,6 +898,20 @@ add('linear-remote-many-shards', 14, async (dir) => {
   }
 });
 
+add('linear-safetensors-many-dims', 14, async (dir) => {
+  // A header of millions of dims of 2: their product is refused once past 2^53-1 bytes.
+  const shape = new Array(size(10_000_000, 1_000_000)).fill(2);
+  const header = { w: { dtype: 'U8', shape, data_offsets: [0, 1] } };
+  writeFileSync(join(dir, 'm.safetensors'), safetensors(header, Buffer.alloc(1)));
+  const r = await run(['inspect', join(dir, 'm.safetensors')], { timeoutMs: 120_000 });
+  const f = cleanFailure(r, dir, ['m.safetensors']);
+  return {
+    result: r,
+    ok: f.ok && r.stderr.includes('beyond 2^53-1') && within(r.ms, 5000),
+    left: f.left,
+  };
+});
+
 // ---------------------------------------------------------------------------------------------
 
 function fmt(result) {
