@@ -1,9 +1,10 @@
 // `pnpm bench` (= turbo run build && node bench/run.mjs): first whole processes as a user runs
 // them (a tiny gather against `node -e 0` and the numpy one-liner; W8, file to file, from stdin and
 // from a pipe), then tensorops' kernels in-process next to a warm memcpy of the same output size,
-// numpy and onnxruntime-node. See docs/performance.md.
+// numpy and onnxruntime-node; last, `linear`: whole processes on inputs 10x apart, to show that
+// indices, text and headers are parsed in time linear in their size. See docs/performance.md.
 //
-//   node bench/run.mjs [tiny W1 W2 ...] [--quick] [--runs N] [--warmup N] [--thp]
+//   node bench/run.mjs [tiny W1 W2 ... linear] [--quick] [--runs N] [--warmup N] [--thp]
 //                      [--no-numpy] [--no-ort] [--no-install] [--json FILE]
 //
 // Every peer's output is compared with tensorops' (sha256 of the bytes, and the shape) before
@@ -15,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBits, randomInt64, sha256, writeNpy } from './lib/data.mjs';
 import { benchIndexText } from './lib/index-text.mjs';
+import { linearBench } from './lib/linear.mjs';
 import { probeNumpy, runNumpy } from './lib/numpy.mjs';
 import { loadOrt, ORT_VERSION, ortSession } from './lib/ort.mjs';
 import { gbps, gc, timeMemcpy, timeRuns, timeRunsAsync } from './lib/timing.mjs';
@@ -22,7 +24,7 @@ import { THP_TUNABLE, tinyProcs, w8Procs, wholeProcess, withThp } from './lib/wh
 import { WORKLOADS } from './lib/workloads.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [tiny W1..W8 ...] [--quick] [--runs N] [--warmup N] [--thp] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
+  'usage: node bench/run.mjs [tiny W1..W8 linear ...] [--quick] [--runs N] [--warmup N] [--thp] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
 
 function parseArgs(argv) {
   const o = {
@@ -42,7 +44,7 @@ function parseArgs(argv) {
       return v;
     };
     if (/^W[1-8]$/i.test(a)) o.ids.push(a.toUpperCase());
-    else if (a === 'tiny') o.ids.push('tiny');
+    else if (a === 'tiny' || a === 'linear') o.ids.push(a);
     else if (a === '--quick') o.quick = true;
     else if (a === '--thp') o.thp = true;
     else if (a === '--runs') o.runs = num();
@@ -56,7 +58,8 @@ function parseArgs(argv) {
       process.exit(0);
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
-  if (o.ids.length === 0) o.ids = ['tiny', 'W8', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7'];
+  if (o.ids.length === 0)
+    o.ids = ['tiny', 'W8', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'linear'];
   o.runs ??= o.quick ? 3 : 7;
   o.warmup ??= o.quick ? 1 : 2;
   return o;
@@ -348,8 +351,21 @@ async function main() {
   }
   if (kernelIds.includes('W1')) benchIndexText(opts);
   if (opts.ids.includes('W8')) await (await import('./lib/remote.mjs')).remoteBench(opts);
+  let linear = [];
+  if (opts.ids.includes('linear')) {
+    const dir = mkdtempSync(join(tmpdir(), 'tensorops-bench-linear-'));
+    try {
+      linear = await linearBench(opts, dir);
+    } catch (e) {
+      // An output or message that is not the right one: the figures would mean nothing.
+      console.log(`\nlinear failed: ${String(e.message).split('\n')[0]}`);
+      ctx.failed = true;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
   if (opts.json) {
-    writeFileSync(opts.json, `${JSON.stringify({ env, opts, whole, rows }, null, 2)}\n`);
+    writeFileSync(opts.json, `${JSON.stringify({ env, opts, whole, rows, linear }, null, 2)}\n`);
   }
   if (ctx.failed) {
     console.log(

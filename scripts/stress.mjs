@@ -888,6 +888,172 @@ for (const [id, check] of [
   });
 }
 
+// 14: work that grows faster than the input: index text with a long line, a long number or deep
+// nesting, line ends, shard indexes of many shards or many tensors, remote shards a few at a time
+const TEXT_BYTES = size(100 * MB, 8 * MB);
+for (const [id, text, message] of [
+  [
+    'linear-text-long-bad-line',
+    () => `${'7,'.repeat(TEXT_BYTES / 2)}x\n`,
+    `column ${TEXT_BYTES + 1}: 'x' is not an integer`,
+  ],
+  ['linear-text-long-number', () => '9'.repeat(TEXT_BYTES), "line 1, column 1: '999"],
+  [
+    'linear-text-deep-json',
+    () => '['.repeat(TEXT_BYTES),
+    'column 65: arrays nested deeper than 64 levels',
+  ],
+]) {
+  add(id, 14, async (dir) => {
+    writeFileSync(join(dir, 'ids.txt'), text());
+    const r = await run(
+      ['gather', join(IN, 'd.npy'), join(dir, 'ids.txt'), '-o', join(dir, 'o.npy')],
+      {
+        timeoutMs: 120_000,
+      },
+    );
+    const f = cleanFailure(r, dir, ['ids.txt']);
+    // The values read before the error (8 bytes each) and the input: no copy of the line.
+    const rssLimit = size(1200, 200) * MB;
+    return {
+      result: r,
+      ok: f.ok && r.stderr.includes(message) && within(r.ms, 10_000) && r.rss < rssLimit,
+      left: f.left,
+    };
+  });
+}
+add('linear-text-cr-lines', 14, async (dir) => {
+  const out = join(dir, 'o.npy');
+  const r = await run(['gather', join(IN, 'd.npy'), '-', '-o', out], {
+    stdin: { bytes: Buffer.from('2\r0\r\n1\r') },
+  });
+  const header = existsSync(out) ? readFileSync(out).subarray(0, 128).toString('latin1') : '';
+  return {
+    result: r,
+    ok: r.code === 0 && header.includes("'shape': (3, 4)"),
+    left: extraFiles(dir, ['o.npy']),
+    note: /'shape': \([^)]*\)/.exec(header)?.[0] ?? '',
+  };
+});
+
+/** A sharded checkpoint's index mapping `layers.K.weight` to `model-K.safetensors`, K < n. */
+function manyShardIndex(dir, n) {
+  const map = {};
+  for (let k = 0; k < n; k++) map[`layers.${k}.weight`] = `model-${k}.safetensors`;
+  writeFileSync(join(dir, 'model.safetensors.index.json'), JSON.stringify({ weight_map: map }));
+}
+const shardOf = (k) =>
+  safetensors(
+    { [`layers.${k}.weight`]: { dtype: 'F32', shape: [1, 4], data_offsets: [0, 16] } },
+    float32s(4),
+  );
+add('linear-index-many-shards', 14, async (dir) => {
+  const n = size(80_000, 8_000);
+  manyShardIndex(dir, n);
+  // A one-row gather opens the last shard only: the others need not exist.
+  writeFileSync(join(dir, `model-${n - 1}.safetensors`), shardOf(n - 1));
+  const index = join(dir, 'model.safetensors.index.json');
+  const r = await run(
+    ['gather', `${index}:layers.${n - 1}.weight`, '--indices', '0', '-o', join(dir, 'o.npy')],
+    { timeoutMs: 120_000 },
+  );
+  return {
+    result: r,
+    ok: r.code === 0 && within(r.ms, 5000),
+    left: extraFiles(dir, ['model.safetensors.index.json', `model-${n - 1}.safetensors`, 'o.npy']),
+  };
+});
+add('linear-index-many-tensors', 14, async (dir) => {
+  const n = size(100_000, 10_000);
+  const header = {};
+  const map = {};
+  for (let k = 0; k < n; k++) {
+    header[`t${k}`] = { dtype: 'U8', shape: [1], data_offsets: [k, k + 1] };
+    map[`t${k}`] = 'model.safetensors';
+  }
+  writeFileSync(join(dir, 'model.safetensors'), safetensors(header, Buffer.alloc(n)));
+  writeFileSync(join(dir, 'model.safetensors.index.json'), JSON.stringify({ weight_map: map }));
+  const r = await run(['inspect', join(dir, 'model.safetensors.index.json')], {
+    timeoutMs: 120_000,
+  });
+  return {
+    result: r,
+    ok: r.code === 0 && stderrLines(r) === 0 && within(r.ms, 5000),
+    left: extraFiles(dir, ['model.safetensors', 'model.safetensors.index.json']),
+  };
+});
+
+const { createServer } = await import('node:http');
+
+/**
+ * Serves `root` on 127.0.0.1 by byte ranges (206 with Content-Range and a strong ETag), each
+ * answer `delayMs` late, counting requests and the most in flight at once.
+ */
+async function serveRanges(root, delayMs) {
+  const seen = { requests: 0, inFlight: 0, maxInFlight: 0 };
+  const server = createServer((req, res) => {
+    seen.requests++;
+    seen.inFlight++;
+    seen.maxInFlight = Math.max(seen.maxInFlight, seen.inFlight);
+    res.on('close', () => {
+      seen.inFlight--;
+    });
+    setTimeout(() => {
+      const path = join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+      const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+      if (!existsSync(path) || range === null) {
+        res.writeHead(existsSync(path) ? 400 : 404).end();
+        return;
+      }
+      const body = readFileSync(path);
+      const start = Number(range[1]);
+      const end = Math.min(Number(range[2]), body.length - 1);
+      res.writeHead(206, { 'Content-Range': `bytes ${start}-${end}/${body.length}`, ETag: '"v1"' });
+      res.end(body.subarray(start, end + 1));
+    }, delayMs);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { seen, url: `http://127.0.0.1:${server.address().port}`, server };
+}
+add('linear-remote-many-shards', 14, async (dir) => {
+  const n = size(10_000, 1_000);
+  manyShardIndex(dir, n);
+  for (let k = 0; k < n; k++) writeFileSync(join(dir, `model-${k}.safetensors`), shardOf(k));
+  const { seen, url, server } = await serveRanges(dir, 2);
+  try {
+    const r = await run(['inspect', `${url}/model.safetensors.index.json`], { timeoutMs: 120_000 });
+    // The index (one or two requests), then one request per shard header, at most 8 at once.
+    const requests = seen.requests - n;
+    return {
+      result: r,
+      ok:
+        r.code === 0 &&
+        (requests === 1 || requests === 2) &&
+        seen.maxInFlight > 1 &&
+        seen.maxInFlight <= 8 &&
+        within(r.ms, 20_000),
+      left: filesIn(dir).filter((f) => !/^model[-.]/.test(f)).length,
+      note: `${seen.requests} requests, at most ${seen.maxInFlight} in flight`,
+    };
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+add('linear-safetensors-many-dims', 14, async (dir) => {
+  // A header of millions of dims of 2: their product is refused once past 2^53-1 bytes.
+  const shape = new Array(size(10_000_000, 1_000_000)).fill(2);
+  const header = { w: { dtype: 'U8', shape, data_offsets: [0, 1] } };
+  writeFileSync(join(dir, 'm.safetensors'), safetensors(header, Buffer.alloc(1)));
+  const r = await run(['inspect', join(dir, 'm.safetensors')], { timeoutMs: 120_000 });
+  const f = cleanFailure(r, dir, ['m.safetensors']);
+  return {
+    result: r,
+    ok: f.ok && r.stderr.includes('beyond 2^53-1') && within(r.ms, 5000),
+    left: f.left,
+  };
+});
 // 15: strings in the text forms: every code unit kept (JSON), or one line naming the element
 // a text form cannot hold exactly, and no output file
 const codeUnits = (s) => Array.from(s, (c) => c.codePointAt(0));

@@ -25,23 +25,36 @@ export const NUMPY_SCRIPT =
   'np.save(o, np.take(np.load(d), np.load(i), axis=0))';
 
 /**
- * Runs argv to completion: wall ms (taken here) and peak RSS in MB, from GNU time's %M when
- * /usr/bin/time exists, else from polling /proc/PID/status VmHWM (the high-water mark).
+ * Runs argv to completion: wall ms (taken here), peak RSS in MB, from GNU time's %M when
+ * /usr/bin/time exists, else from polling /proc/PID/status VmHWM (the high-water mark), and what
+ * the process printed. Any exit status but `status` is a failure.
  */
-async function measure(argv, env) {
+async function measure(argv, env, status = 0) {
   if (existsSync(TIME)) {
     const t0 = performance.now();
-    const r = spawnSync(TIME, ['-f', '%M', ...argv], { encoding: 'utf8', env });
+    // stdout is a pipe (tensorops takes an ignored stdout for a closed one) that may hold a report
+    // of megabytes.
+    const r = spawnSync(TIME, ['-f', '%M', ...argv], { encoding: 'utf8', env, maxBuffer: 1 << 30 });
     const ms = performance.now() - t0;
-    const lines = r.stderr.trim().split('\n');
-    if (r.status !== 0) throw new Error(`${argv.join(' ')} failed: ${lines.slice(-2).join(' ')}`);
-    return { ms, rssMB: Number(lines.pop()) / 1024 };
+    const lines = r.stderr.trimEnd().split('\n');
+    if (r.status !== status) {
+      throw new Error(`${argv.join(' ')} failed: ${lines.slice(-2).join(' ')}`);
+    }
+    const rssMB = Number(lines.pop()) / 1024;
+    // After a non-zero status GNU time adds a line of its own before %M.
+    if (status !== 0) lines.pop();
+    const stderr = lines.length > 0 ? `${lines.join('\n')}\n` : '';
+    return { ms, rssMB, stdout: r.stdout, stderr };
   }
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], env });
+    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env });
     let hwm = 0;
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
     child.stderr.on('data', (c) => {
       stderr += c;
     });
@@ -54,8 +67,8 @@ async function measure(argv, env) {
     child.on('close', (code) => {
       const ms = performance.now() - t0;
       clearInterval(poll);
-      if (code !== 0) reject(new Error(`${argv.join(' ')} failed: ${stderr.trim()}`));
-      else resolve({ ms, rssMB: hwm / 1024 });
+      if (code !== status) reject(new Error(`${argv.join(' ')} failed: ${stderr.trim()}`));
+      else resolve({ ms, rssMB: hwm / 1024, stdout, stderr });
     });
   });
 }
@@ -107,22 +120,26 @@ function withoutThp(env) {
 }
 
 /** tensorops' environment: no inherited tunable, and a compiled-code cache in the bench's dir. */
-const tensoropsEnv = (dir) => ({
+export const tensoropsEnv = (dir) => ({
   ...withoutThp(process.env),
   TENSOROPS_CACHE_DIR: join(dir, 'cache'),
 });
 
 /**
  * A process of the table: `out` is the file it writes (checked against the reference unless
- * `verify` is false: a reference row that writes something else).
+ * `verify` is false: a reference row that writes something else). Optional: `status`, the exit
+ * status it must end with (1 for a run that must refuse its input), and `check({ stdout, stderr })`,
+ * which returns null when the warm-up run printed and wrote the right thing, else what is wrong.
  */
-const proc = (label, argv, env, out, role, verify = true) => ({
+export const proc = (label, argv, env, out, role, verify = true, more = {}) => ({
   label,
   argv,
   env,
   out,
   role,
   verify,
+  status: 0,
+  ...more,
 });
 
 /** numpy's one-liner with the interpreter's real path (see probeNumpy). */
@@ -227,7 +244,8 @@ export function w8Procs({ dir, python }) {
  * reads its inputs from the page cache and tensorops' code cache is written), and reports the
  * median wall time and peak RSS of each. Every output is checked and deleted as soon as its
  * process ends, outside the timing: each round's output must match the reference's (numpy's, or
- * else the first process's) in that round, and no process runs beside the unwritten page cache
+ * else the first process's) in that round, a process's own `check` must pass in the warm-up
+ * round (else this throws), and no process runs beside the unwritten page cache
  * of the outputs before it (8 W8 outputs are 2 GB, about the kernel's threshold for writing
  * dirty pages back in the background). The load of the machine is taken alongside: the load
  * average and a warm memcpy of 256 MiB in this process, before and after.
@@ -241,8 +259,10 @@ export async function wholeProcess(procs, { runs }) {
   for (let i = 0; i <= runs; i++) {
     const digests = new Map();
     for (const [k, p] of procs.entries()) {
-      const m = await measure(p.argv, p.env);
-      if (i > 0) samples[k].push(m);
+      const m = await measure(p.argv, p.env, p.status);
+      if (i > 0) samples[k].push({ ms: m.ms, rssMB: m.rssMB });
+      const problem = i === 0 ? p.check?.(m) : null;
+      if (problem) throw new Error(`${p.label}: ${problem}`);
       if (p.out && p.verify) digests.set(p, npyDigest(p.out));
       if (p.out) rmSync(p.out, { force: true });
     }

@@ -32,9 +32,11 @@ describe('index tensors as text', () => {
     const reference = ok(['gather', fx('data'), '-', '--axis', '1'], {
       input: npyIndices([3], rows),
     });
-    expect(
-      ok(['gather', fx('data'), '-', '--axis', '1'], { input: Buffer.from('4\n0\n2\n') }),
-    ).toEqual(reference);
+    for (const text of ['4\n0\n2\n', '4\r0\r2', '4\r\n0\r2\n']) {
+      expect(ok(['gather', fx('data'), '-', '--axis', '1'], { input: Buffer.from(text) })).toEqual(
+        reference,
+      );
+    }
     writeFileSync(join(dir, 'idx.npy'), npyIndices([3], rows));
     expect(ok(['gather', fx('data'), 'idx.npy', '--axis', '1'], { cwd: dir })).toEqual(reference);
   });
@@ -161,6 +163,23 @@ describe('index tensors as text', () => {
       'tensorops: error: missing.csv: cannot read: no such file or directory\n',
     );
     expect(file.status).toBe(1);
+  });
+
+  it('a bad value at the end of a 32 MiB line is found with a heap smaller than the line', () => {
+    // Finding the column takes no memory in proportion to the line: the CLI's heap is capped
+    // below the line's length, and the values read before the error live outside the heap.
+    const dir = tempDir();
+    const pairs = 16 << 20;
+    writeFileSync(join(dir, 'ids.txt'), `${'7,'.repeat(pairs)}x\n`);
+    const r = tensorops(['gather', fx('data'), 'ids.txt', '-o', 'out.npy'], {
+      cwd: dir,
+      nodeArgs: ['--max-old-space-size=32'],
+    });
+    expect(r.stderr).toBe(
+      `tensorops: error: ids.txt: line 1, column ${2 * pairs + 1}: 'x' is not an integer\n`,
+    );
+    expect(r.status).toBe(1);
+    expect(listDir(dir)).toEqual(['ids.txt']);
   });
 
   it('the indices come from INDICES_FILE or --indices: both or neither is a usage error', () => {

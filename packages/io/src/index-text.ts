@@ -4,19 +4,37 @@ import { quote } from './text.js';
 // Index tensors written as text, for shells: `seq 0 9`, `3,1,4`, a CSV of pairs, or a JSON array.
 //
 // Grammar (the input is UTF-8 bytes; only ASCII is meaningful):
-// - A JSON array, when the first non-blank byte is `[`: nested and rectangular, integers only.
-//   `[]` is an empty 1-D tensor; `[[1, 2], [3, 4]]` has shape [2, 2].
+// - A JSON array, when the first non-blank byte is `[`: nested and rectangular, integers only,
+//   at most 64 deep (numpy's limit on dimensions). `[]` is an empty 1-D tensor; `[[1, 2], [3, 4]]`
+//   has shape [2, 2].
 // - Otherwise rows of integers, one row per line, separated by commas and/or blanks (space, tab).
-//   One value per line gives a 1-D tensor of the lines; k values per line give [lines, k].
+//   A line ends at \n, \r\n or a lone \r. One value per line gives a 1-D tensor of the lines;
+//   k values per line give [lines, k].
 //   Blank lines at the end are ignored; a blank line before more data is an error.
 // - An integer is an optional sign and decimal digits, parsed exactly as int64 (no rounding
 //   through float64 for 9007199254740993); anything else (1.5, 1e3, 0x10, a word) is an error.
 // The result is always int64. Every error names the line and column (both 1-based) it found.
+//
+// Every step is linear in the input, errors included: positions are found by counting, a number
+// of more than 19 significant digits is refused without converting it, and an error quotes a
+// bounded prefix of what it found.
 
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 /** Up to 15 digits a float64 accumulator is exact; longer numbers go through BigInt. */
 const EXACT_DIGITS = 15;
+/** Digits of the largest int64 magnitude (2^63 = 9223372036854775808): more is beyond int64. */
+const INT64_DIGITS = 19;
+/**
+ * Bytes of a token an error decodes: at least 64 characters, more than quote() shows, so cutting
+ * the token here never changes the message.
+ */
+const QUOTED_BYTES = 256;
+/**
+ * Deepest JSON array read: numpy's limit on dimensions (NPY_MAXDIMS), so that the nesting a parse
+ * keeps track of stays small however many `[` the input opens.
+ */
+const MAX_JSON_DEPTH = 64;
 const TWO_32 = 4294967296;
 
 const LF = 0x0a;
@@ -32,14 +50,16 @@ const OPEN = 0x5b;
 const CLOSE = 0x5d;
 
 const isDigit = (b: number) => b >= ZERO && b <= NINE;
-const isBlank = (b: number) => b === SPACE || b === TAB || b === CR;
+const isBlank = (b: number) => b === SPACE || b === TAB;
 
 /**
- * Parses index text (see the grammar above) into an int64 tensor. `label` names the input in
- * errors (`ids.txt`, `stdin`, `--indices`).
+ * Parses index text (see the grammar above) into an int64 tensor. `input` is a string or UTF-8
+ * bytes in a Uint8Array (a Buffer is one); anything else, another typed array included, is
+ * refused (E_DTYPE) rather than read as bytes. `label` names the input in errors (`ids.txt`,
+ * `stdin`, `--indices`).
  */
 export function parseIndexText(input: Uint8Array | string, label: string): Tensor {
-  const bytes = typeof input === 'string' ? new TextEncoder().encode(input) : input;
+  const bytes = textBytes(input);
   const values = new Int64Builder();
   const parser = new Cursor(bytes, label);
   parser.skipBom();
@@ -49,6 +69,21 @@ export function parseIndexText(input: Uint8Array | string, label: string): Tenso
     return values.tensor(shape);
   }
   return values.tensor(parseRows(parser, values));
+}
+
+function textBytes(input: unknown): Uint8Array {
+  if (typeof input === 'string') return new TextEncoder().encode(input);
+  if (input instanceof Uint8Array) return input;
+  throw new TensorOpsError(
+    'E_DTYPE',
+    `index text must be a string or a Uint8Array of UTF-8 bytes, got ${describe(input)}`,
+  );
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value !== 'object') return `a ${typeof value}`;
+  return (value as object).constructor?.name ?? 'an object';
 }
 
 /** Rows of integers, one per line. Returns the shape. */
@@ -131,6 +166,9 @@ function parseJsonArray(p: Cursor, values: Int64Builder): number[] {
     if (b === OPEN) {
       if (leafDepth !== -1 && depth >= leafDepth)
         p.fail(p.pos, 'expected an integer, not an array');
+      if (depth === MAX_JSON_DEPTH) {
+        p.fail(p.pos, `arrays nested deeper than ${MAX_JSON_DEPTH} levels`);
+      }
       counts.push(0);
       maxDepth = Math.max(maxDepth, counts.length);
       p.pos++;
@@ -156,8 +194,7 @@ class Cursor {
   ) {}
 
   skipBom(): void {
-    const b = this.bytes;
-    if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) this.pos = 3;
+    this.pos = bomLength(this.bytes);
   }
 
   peek(): number {
@@ -182,11 +219,13 @@ class Cursor {
   }
 
   atLineEnd(): boolean {
-    return this.pos >= this.bytes.length || this.bytes[this.pos] === LF;
+    const c = this.peek();
+    return c === -1 || c === LF || c === CR;
   }
 
+  /** Steps over the line end at the cursor: \n, \r\n or \r. */
   nextLine(): void {
-    if (this.pos < this.bytes.length) this.pos++;
+    this.pos += lineEndLength(this.bytes, this.pos);
   }
 
   /** One integer at the cursor into `values`; it must end at a separator. */
@@ -215,49 +254,83 @@ class Cursor {
       (json && next === CLOSE);
     if (sign === COMMA) this.fail(start, "expected a value before ','");
     if (end === digitsStart || !separated) {
-      const word = this.word(start, json);
-      this.fail(start, `${quote(word)} is not an integer`);
+      this.fail(start, `${quote(this.word(start, json))} is not an integer`);
     }
     this.pos = end;
     if (end - digitsStart <= EXACT_DIGITS) {
       values.pushSafe(negative ? -n : n);
       return;
     }
-    const text = new TextDecoder().decode(b.subarray(start, end));
-    const big = BigInt(text);
-    if (big < INT64_MIN || big > INT64_MAX) this.fail(start, `${quote(text)} is beyond int64`);
+    let significant = digitsStart;
+    while (significant < end - 1 && b[significant] === ZERO) significant++;
+    const beyond = () => this.fail(start, `${quote(this.word(start, json))} is beyond int64`);
+    if (end - significant > INT64_DIGITS) beyond();
+    const digits = new TextDecoder().decode(b.subarray(significant, end));
+    const big = BigInt(negative ? `-${digits}` : digits);
+    if (big < INT64_MIN || big > INT64_MAX) beyond();
     values.pushBig(big);
   }
 
-  /** The token starting at `start`, up to the next separator: what an error quotes. */
+  /**
+   * The token starting at `start`, up to the next separator, cut to QUOTED_BYTES: what an error
+   * quotes.
+   */
   private word(start: number, json: boolean): string {
     const b = this.bytes;
+    const limit = Math.min(b.length, start + QUOTED_BYTES);
     let end = start;
-    while (end < b.length) {
+    while (end < limit) {
       const c = b[end] as number;
       if (c === SPACE || c === TAB || c === CR || c === LF || c === COMMA) break;
       if (json && (c === CLOSE || c === OPEN) && end > start) break;
       end++;
     }
-    return new TextDecoder().decode(b.subarray(start, Math.max(end, start + 1)));
+    // ignoreBOM: a byte order mark past the start is a stray character, quoted like any other.
+    const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+    return decoder.decode(b.subarray(start, Math.max(end, start + 1)));
   }
 
   fail(at: number, message: string): never {
-    const before = this.bytes.subarray(0, at);
-    let line = 1;
-    let lineStart = 0;
-    for (let i = 0; i < before.length; i++) {
-      if (before[i] === LF) {
-        line++;
-        lineStart = i + 1;
-      }
-    }
-    const column = [...new TextDecoder().decode(before.subarray(lineStart))].length + 1;
+    const { line, column } = lineAndColumn(this.bytes, at);
     throw new TensorOpsError(
       'E_FORMAT',
       `${this.label}: line ${line}, column ${column}: ${message}`,
     );
   }
+}
+
+/** 3 when the bytes start with the UTF-8 byte order mark, else 0. */
+function bomLength(b: Uint8Array): number {
+  return b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+}
+
+/** 2 for \r\n, 1 for a lone \n or \r, 0 for anything else (the end included). */
+function lineEndLength(bytes: Uint8Array, at: number): number {
+  const c = bytes[at];
+  if (c === LF) return 1;
+  if (c !== CR) return 0;
+  return bytes[at + 1] === LF ? 2 : 1;
+}
+
+/**
+ * The 1-based line and column of byte `at`, lines ending as the grammar says. The column counts
+ * characters by the bytes that start one in UTF-8; a leading BOM is not one (an editor hides it).
+ */
+function lineAndColumn(bytes: Uint8Array, at: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = bomLength(bytes);
+  for (let i = lineStart; i < at; i++) {
+    const c = bytes[i];
+    if (c !== CR && c !== LF) continue;
+    // The \n of a \r\n ends no second line.
+    if (c === CR || bytes[i - 1] !== CR) line++;
+    lineStart = i + 1;
+  }
+  let column = 1;
+  for (let i = lineStart; i < at; i++) {
+    if (((bytes[i] as number) & 0xc0) !== 0x80) column++;
+  }
+  return { line, column };
 }
 
 /** Grows int64 storage as values arrive, as little-endian 32-bit halves (no BigInt per value). */

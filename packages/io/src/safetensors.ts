@@ -221,6 +221,25 @@ function parseMetadata(v: JsonValue): Record<string, string> {
   return out;
 }
 
+/** The most bits a tensor's data may take: 2^53-1 bytes, the largest size a JS number holds. */
+const MAX_DATA_BITS = BigInt(Number.MAX_SAFE_INTEGER) * 8n;
+
+/**
+ * Bits of a tensor's data (elements x bits per element, exact), or undefined beyond
+ * MAX_DATA_BITS. A zero dim empties the tensor whatever the others say; without one the product
+ * only grows, so it stops at the bound: a header of a million dims costs a million small
+ * multiplications, not a product a million bits long.
+ */
+function dataBits(shape: readonly number[], bitsPerElement: number): bigint | undefined {
+  if (shape.includes(0)) return 0n;
+  let bits = BigInt(bitsPerElement);
+  for (const d of shape) {
+    bits *= BigInt(d);
+    if (bits > MAX_DATA_BITS) return undefined;
+  }
+  return bits;
+}
+
 /**
  * The reference's `Metadata::validate`: offsets sorted, contiguous from 0 without hole or overlap,
  * and each tensor's byte length = elements x bits / 8 exactly (in exact integers).
@@ -235,12 +254,10 @@ function validateLayout(tensors: readonly SafetensorsEntry[]): number {
       );
     }
     if (t.end < t.begin) fail(`${context} data ends before it starts: [${t.begin}, ${t.end}]`);
-    let elements = 1n;
-    for (const d of t.shape) elements *= BigInt(d);
-    const bits = elements * BigInt((FORMAT_DTYPES.get(t.formatDtype) as FormatDtype).bits);
-    if (bits > BigInt(Number.MAX_SAFE_INTEGER) * 8n) {
+    const bits = dataBits(t.shape, (FORMAT_DTYPES.get(t.formatDtype) as FormatDtype).bits);
+    if (bits === undefined) {
       fail(
-        `${context} shape ${formatShape(t.shape)} of ${t.formatDtype} needs ${bits / 8n} bytes, beyond 2^53-1`,
+        `${context} shape ${formatShape(t.shape)} of ${t.formatDtype} needs a number of bytes beyond 2^53-1`,
       );
     }
     if (bits % 8n !== 0n) {

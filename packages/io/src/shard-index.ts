@@ -47,7 +47,7 @@ export function parseShardIndex(text: string): ShardIndex {
   if (map === undefined) fail("index has no 'weight_map'");
   if (!isJsonObject(map)) fail(`'weight_map' must be an object, got ${jsonKind(map)}`);
   const weightMap = new Map<string, string>();
-  const shards: string[] = [];
+  const shards = new Set<string>();
   for (const [name, shard] of map.entries) {
     if (typeof shard !== 'string') {
       fail(`'weight_map' value for ${quote(name)} must be a string, got ${jsonKind(shard)}`);
@@ -58,11 +58,15 @@ export function parseShardIndex(text: string): ShardIndex {
         `shard ${quote(shard)} of tensor ${quote(name)} leaves the index's folder: shard names must be relative, without '..'`,
       );
     }
-    if (!shards.includes(shard)) shards.push(shard);
+    shards.add(shard);
     weightMap.set(name, shard);
   }
   const metadata = doc.entries.get('metadata');
   const total = isJsonObject(metadata) ? metadata.entries.get('total_size') : undefined;
   const totalSize = isJsonNumber(total) ? Number(total.text) : Number.NaN;
-  return { weightMap, shards, totalSize: Number.isSafeInteger(totalSize) ? totalSize : null };
+  return {
+    weightMap,
+    shards: [...shards],
+    totalSize: Number.isSafeInteger(totalSize) ? totalSize : null,
+  };
 }

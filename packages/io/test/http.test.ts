@@ -250,6 +250,40 @@ describe('containers over HTTP', () => {
     ).toBe(true);
   });
 
+  it('reads the headers of many shards eight at a time, one request each, and only those needed', async () => {
+    const shards = 40;
+    const map: Record<string, string> = {};
+    for (let k = 0; k < shards; k++) {
+      const name = `layers.${k}.weight`;
+      map[name] = `model-${k}.safetensors`;
+      writeFileSync(
+        join(dir, `model-${k}.safetensors`),
+        encodeSafetensors([{ name, tensor: tensorFrom('int32', [2], [k, -k]) }]),
+      );
+    }
+    writeFileSync(join(dir, 'model.safetensors.index.json'), JSON.stringify({ weight_map: map }));
+    server.faults = { delayMs: 20 };
+    const url = `${server.url}/model.safetensors.index.json`;
+    const f = await openTensorFile(url, { http: fast });
+    try {
+      expect(f.tensors.map((t) => [t.name, t.shard?.name])).toEqual(Object.entries(map));
+      const last = await f.read(f.get(`layers.${shards - 1}.weight`));
+      expect(Array.from(new Int32Array(last.data.slice().buffer))).toEqual([39, -39]);
+    } finally {
+      await f.close();
+    }
+    // The index, then each shard's header in its first request; the data came with it.
+    expect(server.requests).toHaveLength(1 + shards);
+    expect(server.maxInFlight).toBe(8);
+    const seen = server.requests.length;
+    const one = await openTensorFile(url, { http: fast, tensor: 'layers.17.weight' });
+    await one.close();
+    expect(server.requests.slice(seen).map((r) => r.path)).toEqual([
+      '/model.safetensors.index.json',
+      '/model-17.safetensors',
+    ]);
+  });
+
   it('reads stored .npz members and .npy files by ranges', async () => {
     copyFileSync(join(NPZ_DIR, 'savez.npz'), join(dir, 'savez.npz'));
     await writeTensorsFile(join(dir, 'big.npz'), [

@@ -62,6 +62,88 @@ describe('parseIndexText: rows of integers', () => {
     });
   });
 
+  it('a line ends at \\n, \\r\\n or a lone \\r, in values and in error positions alike', () => {
+    expect(parsed('1\r2\r3')).toEqual({ shape: [3], values: [1n, 2n, 3n] });
+    expect(parsed('1,2\r3 4\r\n5\t6\n7,8\r')).toEqual({
+      shape: [4, 2],
+      values: [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n],
+    });
+    expect(parsed('1\r\r\n\r')).toEqual({ shape: [1], values: [1n] });
+    expect(failure('1\r2\rx')).toBe("ids.txt: line 3, column 1: 'x' is not an integer");
+    expect(failure('1\r\n2\r3 x')).toBe("ids.txt: line 3, column 3: 'x' is not an integer");
+    expect(failure('1 2\r3')).toBe(
+      'ids.txt: line 2, column 1: this line has 1 values, the first line 2',
+    );
+    // Two line ends, not one: \r then \r\n leave a blank line between the values.
+    expect(failure('1\r\r\n2')).toBe('ids.txt: line 2, column 1: blank line before more values');
+    expect(failure('[1,\r2,\rx]')).toBe("ids.txt: line 3, column 1: 'x' is not an integer");
+  });
+
+  it('only a string or a Uint8Array is text: any other input is refused, not read as bytes', () => {
+    expect(values(parseIndexText(Buffer.from('1\n2\n'), 'ids.txt'))).toEqual([1n, 2n]);
+    const refusals: [unknown, string][] = [
+      [5, 'a number'],
+      [null, 'null'],
+      [undefined, 'undefined'],
+      [[0x31], 'Array'],
+      [new Uint16Array([0x31, 0x0a, 0x32]), 'Uint16Array'],
+      [new Uint8ClampedArray([0x31]), 'Uint8ClampedArray'],
+      [new DataView(new ArrayBuffer(1)), 'DataView'],
+      [Object.create(null), 'an object'],
+    ];
+    for (const [input, got] of refusals) {
+      let thrown: unknown;
+      try {
+        parseIndexText(input as string, 'ids.txt');
+      } catch (error) {
+        thrown = error;
+      }
+      expect(isTensorOpsError(thrown) && thrown.code).toBe('E_DTYPE');
+      expect((thrown as Error).message).toBe(
+        `index text must be a string or a Uint8Array of UTF-8 bytes, got ${got}`,
+      );
+    }
+  });
+
+  it('errors far into a long line name the exact column and quote a bounded prefix', () => {
+    const values = 500_000;
+    expect(failure(`${'7,'.repeat(values)}x`)).toBe(
+      `ids.txt: line 1, column ${2 * values + 1}: 'x' is not an integer`,
+    );
+    expect(failure(`1\n\ufeff${' '.repeat(values)}2`)).toBe(
+      "ids.txt: line 2, column 1: '\\ufeff' is not an integer",
+    );
+    expect(failure('\ufeffx')).toBe("ids.txt: line 1, column 1: 'x' is not an integer");
+    expect(failure(`\ufeff1 ${'ü'.repeat(3)}`)).toBe(
+      "ids.txt: line 1, column 3: '\\xfc\\xfc\\xfc' is not an integer",
+    );
+    const cut = (c: string) => `'${c.repeat(48)}...'`;
+    expect(failure(`1 ${'x'.repeat(1 << 20)}`)).toBe(
+      `ids.txt: line 1, column 3: ${cut('x')} is not an integer`,
+    );
+    expect(failure('9'.repeat(1 << 20))).toBe(
+      `ids.txt: line 1, column 1: ${cut('9')} is beyond int64`,
+    );
+    expect(failure(`[${'1'.repeat(1 << 20)}]`)).toBe(
+      `ids.txt: line 1, column 2: ${cut('1')} is beyond int64`,
+    );
+  });
+
+  it('leading zeros do not count towards int64 digits', () => {
+    const zeros = '0'.repeat(1 << 20);
+    expect(parsed(`${zeros}5\n-${zeros}${-INT64_MIN}\n${zeros}\n`).values).toEqual([
+      5n,
+      INT64_MIN,
+      0n,
+    ]);
+    expect(failure(`1\n-${zeros}9223372036854775809`)).toBe(
+      `ids.txt: line 2, column 1: '-${'0'.repeat(47)}...' is beyond int64`,
+    );
+    expect(failure(`00${INT64_MAX + 1n}`)).toBe(
+      `ids.txt: line 1, column 1: '00${INT64_MAX + 1n}' is beyond int64`,
+    );
+  });
+
   it('bad text is one error naming the line and column', () => {
     expect(failure('1\n2\n3.5\n')).toBe("ids.txt: line 3, column 1: '3.5' is not an integer");
     expect(failure('1, two\n')).toBe("ids.txt: line 1, column 4: 'two' is not an integer");
@@ -93,7 +175,7 @@ describe('parseIndexText: rows of integers', () => {
         fc.integer({ min: 1, max: 5 }),
         fc.array(fc.array(id, { minLength: 5, maxLength: 5 }), { minLength: 1, maxLength: 20 }),
         separator,
-        fc.constantFrom('\n', '\r\n'),
+        fc.constantFrom('\n', '\r\n', '\r'),
         fc.integer({ min: 0, max: 3 }),
         (width, rows, sep, eol, blankTail) => {
           const cut = rows.map((r) => r.slice(0, width));
@@ -144,6 +226,17 @@ describe('parseIndexText: JSON arrays', () => {
     expect(failure('[+1]')).toBe("ids.txt: line 1, column 2: '+1' is not an integer");
     expect(failure('[18446744073709551615]')).toBe(
       "ids.txt: line 1, column 2: '18446744073709551615' is beyond int64",
+    );
+  });
+
+  it("arrays nest at most 64 deep, numpy's limit on dimensions, however many the input opens", () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}7${']'.repeat(depth)}`;
+    expect(parsed(nested(64))).toEqual({ shape: Array(64).fill(1), values: [7n] });
+    expect(failure(nested(65))).toBe(
+      'ids.txt: line 1, column 65: arrays nested deeper than 64 levels',
+    );
+    expect(failure(` \n${'['.repeat(1 << 20)}`)).toBe(
+      'ids.txt: line 2, column 65: arrays nested deeper than 64 levels',
     );
   });
 

@@ -175,6 +175,33 @@ describe('.safetensors: the rules JavaScript needs on top of the reference', () 
     );
   });
 
+  it('sizes a shape exactly up to 2^53-1 bytes, and refuses one beyond', () => {
+    const header = (shape: string, end: number) =>
+      `{"a":{"dtype":"U8","shape":${shape},"data_offsets":[0,${end}]}}`;
+    const max = Number.MAX_SAFE_INTEGER;
+    expect(expectError(() => decodeSafetensors(file(header(`[${max}]`, 1)))).message).toContain(
+      `needs ${max} bytes, data_offsets [0, 1] hold 1`,
+    );
+    for (const shape of [`[${2 ** 52},2]`, `[${max},${max},${max}]`]) {
+      expect(expectError(() => decodeSafetensors(file(header(shape, 1)))).message).toContain(
+        `shape ${shape} of U8 needs a number of bytes beyond 2^53-1`,
+      );
+    }
+    // A zero dim empties the tensor, however large the dims before it.
+    const empty = decodeSafetensors(file(header(`[${max},${max},0]`, 0)));
+    expect(empty.tensors[0]?.tensor.shape).toEqual([max, max, 0]);
+  });
+
+  it('refuses a shape of a million dims without multiplying them all out', {
+    timeout: 10_000,
+  }, () => {
+    const dims = new Array(1_000_000).fill(2).join(',');
+    const e = expectError(() =>
+      decodeSafetensors(file(`{"a":{"dtype":"U8","shape":[${dims}],"data_offsets":[0,1]}}`)),
+    );
+    expect(e.message).toContain('needs a number of bytes beyond 2^53-1');
+  });
+
   it('decodes escapes in names exactly and refuses lone surrogates', () => {
     const ok = file(
       '{"a\\u00e9\\ud83d\\ude00\\n":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}',

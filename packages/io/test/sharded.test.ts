@@ -1,12 +1,19 @@
 // Sharded checkpoints written by the official safetensors package, with an index as
 // huggingface_hub writes it (fixtures/checkpoints/sharded, scripts/fixtures/checkpoints.py).
 
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tensorFrom } from '@tensorops/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isShardIndexPath, parseShardIndex } from '../src/index.js';
+import { encodeSafetensors, isShardIndexPath, parseShardIndex } from '../src/index.js';
 import { collectStream, gatherFromFile, openTensorFile } from '../src/node/index.js';
 import { checkpointsManifest as manifest, SHARDED_DIR } from './format-fixtures.js';
 import { expectError, expectRejection } from './helpers.js';
@@ -137,6 +144,32 @@ describe('a sharded checkpoint as one tensor file', () => {
     expect(e.message).toContain(
       "m.safetensors.index.json: shard 'bad.safetensors': not a .safetensors file",
     );
+  });
+
+  it('fails on the first bad shard in index order, with no shard left open', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tensorops-sharded-'));
+    const folder = dir;
+    const map: Record<string, string> = {};
+    for (let k = 0; k < 30; k++) {
+      map[`w${k}`] = `s${k}.safetensors`;
+      const tensor = encodeSafetensors([{ name: `w${k}`, tensor: tensorFrom('int8', [1], [k]) }]);
+      // Shards 12 and 25 are not .safetensors files; every other shard opens.
+      const bytes = k === 12 || k === 25 ? new Uint8Array(4) : tensor;
+      writeFileSync(join(folder, `s${k}.safetensors`), bytes);
+    }
+    const index = join(folder, 'm.safetensors.index.json');
+    writeFileSync(index, JSON.stringify({ weight_map: map }));
+    const openShards = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(folder);
+        } catch {
+          return false;
+        }
+      });
+    const e = await expectRejection(openTensorFile(index));
+    expect(e.message).toContain(`${index}: shard 's12.safetensors': not a .safetensors file`);
+    expect(openShards()).toEqual([]);
   });
 
   for (const bad of manifest.invalid) {

@@ -2,12 +2,15 @@
 // space (shard k starts where shard k-1 ends), so a tensor's `offset` is a position in that space
 // and every reader of TensorFile (streams, ranged gathers) works unchanged; `shard` keeps the
 // shard's name and the offset within it for display. Only the shards a caller needs are opened:
-// all of them to list the checkpoint, one to read a named tensor.
+// all of them to list the checkpoint, one to read a named tensor. Their headers are read a few at
+// a time (a remote shard is a round trip), and every step is linear in the number of tensors and
+// shards: lookups go through maps, never through a scan per entry.
 
 import { TensorOpsError } from '@tensorops/core';
 import { SAFETENSORS_MAX_HEADER_BYTES } from '../safetensors.js';
 import { parseShardIndex, type ShardIndex } from '../shard-index.js';
 import { quote } from '../text.js';
+import { mapBounded } from './bounded-map.js';
 import { fileError } from './errors.js';
 import { safetensorsReader } from './safetensors-file.js';
 import { type ByteSource, readExactly } from './source.js';
@@ -21,6 +24,9 @@ import {
 
 /** Opens one shard by its name in the index (relative to the index's folder or URL). */
 export type OpenShard = (shard: string) => Promise<ByteSource>;
+
+/** Shards whose headers are read at once: HttpSource's default number of requests in flight. */
+const SHARDS_AT_ONCE = 8;
 
 interface Part {
   readonly base: number;
@@ -44,10 +50,16 @@ class ConcatSource implements ByteSource {
     }
   }
 
+  /** The last part that starts at or before `position` (parts are in base order). */
   private partOf(position: number): Part | undefined {
-    let part: Part | undefined;
-    for (const p of this.parts) if (p.base <= position) part = p;
-    return part;
+    let low = 0;
+    let high = this.parts.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((this.parts[mid] as Part).base <= position) low = mid + 1;
+      else high = mid;
+    }
+    return this.parts[low - 1];
   }
 
   /** Each shard's reads in one call of its own readMany, the shards concurrently. */
@@ -81,9 +93,14 @@ class ConcatSource implements ByteSource {
   }
 }
 
-function names(list: readonly string[]): string {
-  const shown = list.slice(0, 8).map(quote).join(', ');
-  return list.length > 8 ? `${shown} and ${list.length - 8} more` : shown;
+/** The first names of a map, quoted, and how many more there are. */
+function names(map: ReadonlyMap<string, unknown>): string {
+  const shown: string[] = [];
+  for (const name of map.keys()) {
+    if (shown.length === 8) break;
+    shown.push(quote(name));
+  }
+  return map.size > 8 ? `${shown.join(', ')} and ${map.size - 8} more` : shown.join(', ');
 }
 
 /** The shards to open: all of them, or the one that holds `only`. */
@@ -91,11 +108,46 @@ function neededShards(index: ShardIndex, only: string | undefined): string[] {
   if (only === undefined) return [...index.shards];
   const shard = index.weightMap.get(only);
   if (shard !== undefined) return [shard];
-  const all = [...index.weightMap.keys()];
+  const map = index.weightMap;
   throw new TensorOpsError(
     'E_TENSOR_NOT_FOUND',
-    `no tensor ${quote(only)} in the weight map${all.length ? ` (it maps ${names(all)})` : ' (it maps none)'}`,
+    `no tensor ${quote(only)} in the weight map${map.size ? ` (it maps ${names(map)})` : ' (it maps none)'}`,
   );
+}
+
+/** The first tensor the map gives `shard`: what an error opening the shard names. */
+function firstTensorOf(index: ShardIndex, shard: string): string {
+  for (const [name, s] of index.weightMap) if (s === shard) return name;
+  return '';
+}
+
+interface OpenedShard {
+  readonly source: ByteSource;
+  readonly reader: FormatReader;
+}
+
+/**
+ * Opens a shard and reads its header; on a failure nothing is left open. Only a failure looks up
+ * the tensor it names, a scan of the map that the shards which open never pay.
+ */
+async function openShardHeader(
+  index: ShardIndex,
+  shard: string,
+  openShard: OpenShard,
+): Promise<OpenedShard> {
+  let source: ByteSource;
+  try {
+    source = await openShard(shard);
+  } catch (cause) {
+    const tensor = firstTensorOf(index, shard);
+    throw fileError(`shard ${quote(shard)} of tensor ${quote(tensor)}`, 'read', cause);
+  }
+  try {
+    return { source, reader: await safetensorsReader(source) };
+  } catch (cause) {
+    await source.close().catch(() => {});
+    throw fileError(`shard ${quote(shard)}`, 'read', cause);
+  }
 }
 
 /**
@@ -111,38 +163,28 @@ export async function openShardedFile(
 ): Promise<TensorFile> {
   const index = parseShardIndex(indexText);
   const wanted = neededShards(index, only);
+  const outcome = await mapBounded(wanted, SHARDS_AT_ONCE, (shard) =>
+    openShardHeader(index, shard, openShard),
+  );
+  if (!outcome.ok) {
+    await Promise.all(outcome.results.map((o) => o?.source.close().catch(() => {})));
+    throw outcome.error;
+  }
   const parts: Part[] = [];
-  const readers = new Map<string, { base: number; reader: FormatReader }>();
+  // A shard's tensors by name (safetensors names every tensor, uniquely).
+  const readers = new Map<string, { base: number; byName: Map<string, StoredTensor> }>();
   let size = 0;
-  try {
-    for (const shard of wanted) {
-      const first = [...index.weightMap].find(([, s]) => s === shard)?.[0] as string;
-      let source: ByteSource;
-      try {
-        source = await openShard(shard);
-      } catch (cause) {
-        throw fileError(`shard ${quote(shard)} of tensor ${quote(first)}`, 'read', cause);
-      }
-      parts.push({ base: size, source });
-      try {
-        readers.set(shard, { base: size, reader: await safetensorsReader(source) });
-      } catch (cause) {
-        throw fileError(`shard ${quote(shard)}`, 'read', cause);
-      }
-      size += source.size;
-    }
-  } catch (error) {
-    await Promise.all(parts.map((p) => p.source.close().catch(() => {})));
-    throw error;
+  for (const [k, { source, reader }] of outcome.results.entries()) {
+    parts.push({ base: size, source });
+    const byName = new Map(reader.tensors.map((t) => [t.name as string, t]));
+    readers.set(wanted[k] as string, { base: size, byName });
+    size += source.size;
   }
   const tensors: StoredTensor[] = [];
-  const mapped = new Set<string>();
   for (const [name, shard] of index.weightMap) {
     const opened = readers.get(shard);
-    if (opened === undefined) continue;
-    mapped.add(`${shard}\0${name}`);
-    if (only !== undefined && name !== only) continue;
-    const t = opened.reader.tensors.find((s) => s.name === name);
+    if (opened === undefined || (only !== undefined && name !== only)) continue;
+    const t = opened.byName.get(name);
     if (t === undefined) {
       await Promise.all(parts.map((p) => p.source.close().catch(() => {})));
       throw new TensorOpsError(
@@ -154,13 +196,13 @@ export async function openShardedFile(
     tensors.push({ ...t, offset: opened.base + offset, shard: { name: shard, offset } });
   }
   const unmapped: { shard: string; name: string }[] = [];
-  for (const [shard, { reader }] of readers) {
-    for (const t of reader.tensors) {
-      if (!mapped.has(`${shard}\0${t.name}`)) unmapped.push({ shard, name: t.name as string });
+  for (const [shard, { byName }] of readers) {
+    for (const name of byName.keys()) {
+      if (index.weightMap.get(name) !== shard) unmapped.push({ shard, name });
     }
   }
   const source = new ConcatSource(label, parts, size);
-  const firstReader = readers.get(wanted[0] as string)?.reader;
+  const firstReader = outcome.results[0]?.reader;
   const reader: FormatReader = {
     format: 'safetensors',
     tensors,
