@@ -79,9 +79,10 @@ export function tensoropsAsync(
     const err: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('close', (status) => {
+    child.on('close', (status, signal) => {
       clearTimeout(hang);
-      resolve({ status, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString() });
+      const stderr = Buffer.concat(err).toString();
+      resolve({ status, signal, stdout: Buffer.concat(out), stderr });
     });
   });
 }
