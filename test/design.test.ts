@@ -26,6 +26,19 @@ function examples(): Example[] {
   return found;
 }
 
+// A repository path the document names (in backticks, as a link or in prose), cut at a glob's
+// `*` and at the punctuation that ends a sentence. Names of example files (`model.safetensors`)
+// start with none of these folders.
+const repositoryPath =
+  /(?<![\w@./-])(?:\.ci|apps|bench|docs|fixtures|packages|scripts|test)\/[\w.*/-]*/g;
+
+function namedPaths(): string[] {
+  const paths = [...design.matchAll(repositoryPath)].map((match) =>
+    match[0].replace(/\*.*$/, '').replace(/[.]+$/, ''),
+  );
+  return [...new Set(paths)];
+}
+
 function packageOf(code: string): string {
   return code.includes("from '@tensorops/gather-tree'") ? 'gather-tree' : 'core';
 }
@@ -40,6 +53,12 @@ describe('docs/design.md', () => {
       '3.3 GatherND',
       '3.4 GatherTree',
     ]);
+  });
+
+  it('names only repository paths that exist', () => {
+    const named = namedPaths();
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((path) => !existsSync(new URL(path, root)))).toEqual([]);
   });
 
   for (const example of all) {
