@@ -6,6 +6,7 @@ import {
   numberToFloat16,
 } from '@tensorops/core';
 import { type Digits, dropDigits, exactDecimal, roundSignificant } from './exact-decimal.js';
+import { POW10 } from './powers-of-ten.js';
 import { shortestDecimal, shortestDigits } from './shortest-digits.js';
 import { TextBytes } from './text-bytes.js';
 
@@ -121,22 +122,22 @@ function reprFloat64(a: number, positional: boolean): string {
 /** units * 10^scale as `123.45`, `0.00012`, `1200.0`. */
 function writePositional(out: TextBytes, units: number, scale: number): void {
   if (scale >= 0) {
-    out.digits(units * 10 ** scale);
+    out.digits(units * (POW10[scale] as number));
     out.ascii('.0');
     return;
   }
-  const unit = 10 ** -scale;
-  const fraction = units % unit;
-  out.digits((units - fraction) / unit);
+  const unit = POW10[-scale] as number;
+  const whole = Math.floor(units / unit);
+  out.digits(whole);
   out.byte(POINT);
-  out.digits(fraction, -scale);
+  out.digits(units - whole * unit, -scale);
 }
 
 /** units * 10^scale as `1.2345e+07`, `1e-05`. */
 function writeScientific(out: TextBytes, units: number, scale: number): void {
   let last = 0; // the power of ten of units' first digit
-  while (units >= 10 ** (last + 1)) last++;
-  const lead = 10 ** last;
+  while (units >= (POW10[last + 1] as number)) last++;
+  const lead = POW10[last] as number;
   const first = Math.floor(units / lead);
   out.digits(first);
   if (last > 0) {

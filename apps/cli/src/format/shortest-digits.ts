@@ -1,6 +1,7 @@
 import { numberToBfloat16, numberToFloat16 } from '@tensorops/core';
 import { type Digits, digitsValue, roundSignificant, stripZeros } from './exact-decimal.js';
 import type { FloatDtype } from './float-text.js';
+import { POW10, powers } from './powers-of-ten.js';
 
 // The shortest decimal digits of a float that read back to it in its own dtype: of p = 1, 2, ...
 // significant digits, the fewest for which the value rounded to p digits (exactly, half to even)
@@ -35,7 +36,13 @@ const NARROW: Record<NarrowDtype, NarrowFormat> = {
     mantissaBits: 10,
     bias: 15,
     maxDigits: 5,
-    bitsOf: numberToFloat16,
+    bitsOf: (a) => {
+      // float32 holds a exactly: its exponent rebiased (15 for 127) and its top 10 mantissa bits;
+      // below float16's normal range, a counts 2^-24 steps.
+      f32[0] = a;
+      const field = ((u32[0] as number) >>> 23) - 112;
+      return field > 0 ? (field << 10) | (((u32[0] as number) >>> 13) & 0x3ff) : a * 2 ** 24;
+    },
     readsBackAs: (c, a) => numberToFloat16(c) === numberToFloat16(a),
   },
   bfloat16: {
@@ -57,15 +64,6 @@ const NARROW: Record<NarrowDtype, NarrowFormat> = {
   },
 };
 
-/** base^0 .. base^(count-1) by repeated multiplication: exact while below 2^53. */
-function powers(base: number, count: number): number[] {
-  const out = [1];
-  for (let i = 1; i < count; i++) out.push((out[i - 1] as number) * base);
-  return out;
-}
-
-/** Exact powers of ten (up to 10^22, the last one float64 holds exactly). */
-const POW10 = powers(10, 23);
 /** Powers of five, for the exact comparisons; past 5^22 they exceed every integer compared. */
 const POW5 = powers(5, 64);
 

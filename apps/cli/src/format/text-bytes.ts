@@ -1,28 +1,38 @@
-// A block of UTF-8 text written straight into bytes: separators and numbers go in without a
-// string per value, so a large tensor's text costs no string churn and no encoding pass.
+import { POW10 } from './powers-of-ten.js';
+
+// A block of UTF-8 text built for output. Numbers and separators go straight into bytes, with no
+// string per value; strings are gathered into one pending string, with whatever follows them,
+// and encoded in one call when the block is taken or a number comes (the encoder's cost is per
+// call, so one call per string would cost more than the strings).
 
 const encoder = new TextEncoder();
 
-/** Powers of ten that float64 holds exactly. */
-const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
-
 export class TextBytes {
   private bytes: Uint8Array;
-  /** Bytes written so far. */
-  length = 0;
+  private length = 0;
+  /** Text after `length` not yet encoded: once a string is in, ASCII joins it there. */
+  private pending = '';
 
   constructor(capacity = 1 << 16) {
     this.bytes = new Uint8Array(capacity);
   }
 
-  /** One byte (an ASCII character code). */
+  /** One ASCII character, by its code. */
   byte(code: number): void {
+    if (this.pending !== '') {
+      this.pending += String.fromCharCode(code);
+      return;
+    }
     this.reserve(1);
     this.bytes[this.length++] = code;
   }
 
   /** A string of ASCII characters only (separators, brackets, `nan`, exponents). */
   ascii(text: string): void {
+    if (this.pending !== '') {
+      this.pending += text;
+      return;
+    }
     this.reserve(text.length);
     const { bytes } = this;
     let at = this.length;
@@ -32,30 +42,37 @@ export class TextBytes {
 
   /** Any string, as UTF-8. */
   text(text: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    this.reserve(text.length * 3);
-    this.length += encoder.encodeInto(text, this.bytes.subarray(this.length)).written;
+    this.pending += text;
   }
 
   /** The decimal digits of a non-negative integer below 2^53, with leading zeros up to `minDigits`. */
   digits(n: number, minDigits = 1): void {
+    this.flush();
     let count = 1;
     while (count < POW10.length && n >= (POW10[count] as number)) count++;
-    const width = Math.max(count, minDigits);
-    this.reserve(width);
+    const start = this.length;
+    const end = start + Math.max(count, minDigits);
+    this.reserve(end - start);
     const { bytes } = this;
-    const end = this.length + width;
+    let at = end;
     let rest = n;
-    for (let at = end - 1; at >= this.length; at--) {
+    for (; rest > 0x7fffffff; at--) {
       const q = Math.floor(rest / 10);
-      bytes[at] = 48 + rest - q * 10;
+      bytes[at - 1] = 48 + (rest - q * 10);
       rest = q;
+    }
+    // The rest fits int32, whose division by a constant is cheap.
+    for (let small = rest | 0; at > start; at--) {
+      const q = (small / 10) | 0;
+      bytes[at - 1] = 48 + (small - q * 10);
+      small = q;
     }
     this.length = end;
   }
 
   /** The bytes written, in a new array; the block starts empty again. */
   take(): Uint8Array {
+    this.flush();
     const out = this.bytes.slice(0, this.length);
     this.length = 0;
     return out;
@@ -64,9 +81,16 @@ export class TextBytes {
   /** The text written, as a string (ASCII only); the block starts empty again. */
   takeAscii(): string {
     let out = '';
-    for (let i = 0; i < this.length; i++) out += String.fromCharCode(this.bytes[i] as number);
-    this.length = 0;
+    for (const code of this.take()) out += String.fromCharCode(code);
     return out;
+  }
+
+  private flush(): void {
+    if (this.pending === '') return;
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    this.reserve(this.pending.length * 3);
+    this.length += encoder.encodeInto(this.pending, this.bytes.subarray(this.length)).written;
+    this.pending = '';
   }
 
   private reserve(count: number): void {
