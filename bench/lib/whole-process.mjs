@@ -1,6 +1,7 @@
 // Whole processes, as a user runs them: `tensorops gather` (the built bin) against the numpy
 // one-liner and `node -e 0`, on the same .npy inputs, with the wall time and peak RSS of each
-// process. Two workloads: a tiny gather (start-up) and W8 (file to file on W1's data).
+// process. Three workloads: a tiny gather (start-up), W8 (file to file on W1's data) and W9 (a
+// text pipeline: ids as text in, rows as CSV out).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -16,6 +17,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { npyDataOffset, readNpyHeader } from '../../packages/io/dist/index.js';
+import { csvFloat32Digest } from './csv-floats.mjs';
 import { median, timeMemcpy } from './timing.mjs';
 
 export const CLI = fileURLToPath(new URL('../../apps/cli/dist/tensorops.cjs', import.meta.url));
@@ -114,15 +116,16 @@ const tensoropsEnv = (dir) => ({
 
 /**
  * A process of the table: `out` is the file it writes (checked against the reference unless
- * `verify` is false: a reference row that writes something else).
+ * `verify` is false: a reference row that writes something else), `digest` what it holds.
  */
-const proc = (label, argv, env, out, role, verify = true) => ({
+const proc = (label, argv, env, out, role, verify = true, digest = npyDigest) => ({
   label,
   argv,
   env,
   out,
   role,
   verify,
+  digest,
 });
 
 /** numpy's one-liner with the interpreter's real path (see probeNumpy). */
@@ -222,6 +225,47 @@ export function w8Procs({ dir, python }) {
   return procs;
 }
 
+/** numpy's text pipeline: ids by loadtxt, rows by take, CSV by savetxt (its default '%.18e'). */
+export const NUMPY_TEXT_SCRIPT =
+  'import sys, numpy as np; d, i, o = sys.argv[1:]; ' +
+  "np.savetxt(o, np.take(np.load(d), np.loadtxt(i, dtype=np.int64), axis=0), delimiter=',')";
+
+/**
+ * W9: ids as text (one per line) gather rows of a float32 .npy into a CSV file, against numpy's
+ * loadtxt + take + savetxt. The two CSVs print the same values differently, so their values are
+ * compared (csvFloat32Digest), not their bytes.
+ */
+export function w9Procs({ dir, python }) {
+  const data = join(dir, 'text-data.npy');
+  const ids = join(dir, 'ids.txt');
+  const out = (k) => join(dir, `text-out-${k}.csv`);
+  const procs = [
+    proc(
+      'tensorops gather data.npy ids.txt -o out.csv',
+      [process.execPath, CLI, 'gather', data, ids, '-o', out(1)],
+      tensoropsEnv(dir),
+      out(1),
+      'ours',
+      true,
+      csvFloat32Digest,
+    ),
+  ];
+  if (python) {
+    procs.push(
+      proc(
+        `numpy loadtxt + take + savetxt (${python})`,
+        [python, '-c', NUMPY_TEXT_SCRIPT, data, ids, out('np')],
+        process.env,
+        out('np'),
+        'numpy',
+        true,
+        csvFloat32Digest,
+      ),
+    );
+  }
+  return procs;
+}
+
 /**
  * Runs the processes in turn, round after round (a warm-up round first, so that every process
  * reads its inputs from the page cache and tensorops' code cache is written), and reports the
@@ -243,7 +287,7 @@ export async function wholeProcess(procs, { runs }) {
     for (const [k, p] of procs.entries()) {
       const m = await measure(p.argv, p.env);
       if (i > 0) samples[k].push(m);
-      if (p.out && p.verify) digests.set(p, npyDigest(p.out));
+      if (p.out && p.verify) digests.set(p, p.digest(p.out));
       if (p.out) rmSync(p.out, { force: true });
     }
     for (const [k, p] of procs.entries()) {
