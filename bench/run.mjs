@@ -1,10 +1,11 @@
 // `pnpm bench` (= turbo run build && node bench/run.mjs): first whole processes as a user runs
 // them (a tiny gather against `node -e 0` and the numpy one-liner; W8, file to file, from stdin and
-// from a pipe), then tensorops' kernels in-process next to a warm memcpy of the same output size,
-// numpy and onnxruntime-node; last, `linear`: whole processes on inputs 10x apart, to show that
-// indices, text and headers are parsed in time linear in their size. See docs/performance.md.
+// from a pipe; W9, ids as text to rows as CSV, against numpy's loadtxt + take + savetxt), then
+// tensorops' kernels in-process next to a warm memcpy of the same output size, numpy and
+// onnxruntime-node; last, `linear`: whole processes on inputs 10x apart, to show that indices,
+// text and headers are parsed in time linear in their size. See docs/performance.md.
 //
-//   node bench/run.mjs [tiny W1 W2 ... linear] [--quick] [--runs N] [--warmup N] [--thp]
+//   node bench/run.mjs [tiny W1 W2 ... W9 linear] [--quick] [--runs N] [--warmup N] [--thp]
 //                      [--no-numpy] [--no-ort] [--no-install] [--json FILE]
 //
 // Every peer's output is compared with tensorops' (sha256 of the bytes, and the shape) before
@@ -14,17 +15,31 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBits, randomInt64, sha256, writeNpy } from './lib/data.mjs';
+import {
+  randomBits,
+  randomFloat32,
+  randomInt64,
+  sha256,
+  writeNpy,
+  writeText,
+} from './lib/data.mjs';
 import { benchIndexText } from './lib/index-text.mjs';
 import { linearBench } from './lib/linear.mjs';
 import { probeNumpy, runNumpy } from './lib/numpy.mjs';
 import { loadOrt, ORT_VERSION, ortSession } from './lib/ort.mjs';
 import { gbps, gc, timeMemcpy, timeRuns, timeRunsAsync } from './lib/timing.mjs';
-import { THP_TUNABLE, tinyProcs, w8Procs, wholeProcess, withThp } from './lib/whole-process.mjs';
+import {
+  THP_TUNABLE,
+  tinyProcs,
+  w8Procs,
+  w9Procs,
+  wholeProcess,
+  withThp,
+} from './lib/whole-process.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [tiny W1..W8 linear ...] [--quick] [--runs N] [--warmup N] [--thp] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
+  'usage: node bench/run.mjs [tiny W1..W9 linear ...] [--quick] [--runs N] [--warmup N] [--thp] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
 
 function parseArgs(argv) {
   const o = {
@@ -43,7 +58,7 @@ function parseArgs(argv) {
       if (!Number.isInteger(v) || v < 1) throw new Error(`${a} needs a positive integer`);
       return v;
     };
-    if (/^W[1-8]$/i.test(a)) o.ids.push(a.toUpperCase());
+    if (/^W[1-9]$/i.test(a)) o.ids.push(a.toUpperCase());
     else if (a === 'tiny' || a === 'linear') o.ids.push(a);
     else if (a === '--quick') o.quick = true;
     else if (a === '--thp') o.thp = true;
@@ -59,7 +74,7 @@ function parseArgs(argv) {
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
   if (o.ids.length === 0)
-    o.ids = ['tiny', 'W8', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'linear'];
+    o.ids = ['tiny', 'W8', 'W9', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'linear'];
   o.runs ??= o.quick ? 3 : 7;
   o.warmup ??= o.quick ? 1 : 2;
   return o;
@@ -310,7 +325,7 @@ async function main() {
   const rows = [];
   const whole = [];
   try {
-    for (const id of ['tiny', 'W8'].filter((x) => opts.ids.includes(x))) {
+    for (const id of ['tiny', 'W8', 'W9'].filter((x) => opts.ids.includes(x))) {
       try {
         const r = await runWholeProcess(id, opts, ctx);
         if (!r.verified) ctx.failed = true;
@@ -377,10 +392,12 @@ async function main() {
 
 /**
  * The whole-process workloads. tiny: [4,12] float32 and 4 int64 indices; W8: W1's data and
- * indices. Their .npy files are written once, then every process runs in turn, round after round.
+ * indices; W9: float32 [n,4] and n ids as text. Their files are written once, then every process
+ * runs in turn, round after round.
  */
 async function runWholeProcess(id, opts, ctx) {
   const python = ctx.numpy.version ? ctx.numpy.executable : null;
+  if (id === 'W9') return runTextPipeline(opts, ctx, python);
   if (id === 'tiny') {
     process.stderr.write('bench: tiny gather, whole process\n');
     writeNpy(join(ctx.dir, 'tiny.npy'), randomBits('float32', [4, 12], 5));
@@ -402,6 +419,20 @@ async function runWholeProcess(id, opts, ctx) {
   const dataBytes = statSync(join(ctx.dir, 'data.npy')).size;
   const r = await wholeProcess(w8Procs({ dir: ctx.dir, python }), { runs });
   return { id, title: `W8 file to file: ${w1.title(size)} as .npy files`, dataBytes, ...r };
+}
+
+/** W9: 10^6 ids as text (one per line) gather rows of a float32 [10^6, 4] .npy into a CSV file. */
+async function runTextPipeline(opts, ctx, python) {
+  const n = opts.quick ? 50_000 : 1_000_000;
+  const title = `W9 text pipeline: ${n} ids as text -> rows of f32 [${n},4] -> CSV`;
+  process.stderr.write(`bench: ${title}\n`);
+  writeNpy(join(ctx.dir, 'text-data.npy'), randomFloat32([n, 4], -4, 4, 7));
+  const ids = randomInt64([n], n, 8);
+  const view = new BigInt64Array(ids.data.buffer, ids.data.byteOffset, n);
+  writeText(join(ctx.dir, 'ids.txt'), `${Array.from(view, String).join('\n')}\n`);
+  const runs = opts.quick ? 2 : 7;
+  const r = await wholeProcess(w9Procs({ dir: ctx.dir, python }), { runs });
+  return { id: 'W9', title, ...r };
 }
 
 const ratio = (a, b) => (a && b ? `${fmt(a / b)}x` : '');
@@ -446,6 +477,8 @@ function printWhole(r) {
   if (r.id === 'tiny') {
     checks.push(verdict('tiny vs node -e 0', node && ours && ours.ms / node.ms, 1.35));
     checks.push(verdict('tiny vs numpy', numpy && ours && ours.ms / numpy.ms, 0.9));
+  } else if (r.id === 'W9') {
+    checks.push(verdict('W9 wall vs numpy', numpy && ours && ours.ms / numpy.ms, 0.5));
   } else {
     const stdin = r.rows.find((p) => p.role === 'stdin');
     const pipe = r.rows.find((p) => p.role === 'pipe');

@@ -27,6 +27,15 @@ export function randomBits(dtype, shape, seed) {
   return t;
 }
 
+/** float32 values uniform in [lo, hi), as an embedding table holds them (no NaN, no extremes). */
+export function randomFloat32(shape, lo, hi, seed) {
+  const t = createTensor('float32', shape);
+  const v = new Float32Array(t.data.buffer, t.data.byteOffset, t.data.byteLength >>> 2);
+  const next = rng(seed);
+  for (let i = 0; i < v.length; i++) v[i] = lo + (next() / 2 ** 32) * (hi - lo);
+  return t;
+}
+
 /** int64 indices uniform in [0, bound) (bound < 2^32): low words random, high words zero. */
 export function randomInt64(shape, bound, seed) {
   const t = createTensor('int64', shape);
@@ -46,12 +55,22 @@ export function randomInt32(shape, lo, hi, seed) {
 }
 
 export function writeNpy(path, tensor) {
+  writeSynced(path, [encodeNpyHeader(tensor), tensor.data]);
+}
+
+/** A text file (UTF-8), on disk before anything is timed (see writeSynced). */
+export function writeText(path, text) {
+  writeSynced(path, [Buffer.from(text)]);
+}
+
+function writeSynced(path, parts) {
   const fd = openSync(path, 'w');
   try {
-    writeSync(fd, encodeNpyHeader(tensor));
-    // writeSync caps one call at 2 GiB; loop for the large ones.
-    for (let off = 0; off < tensor.data.byteLength; ) {
-      off += writeSync(fd, tensor.data, off, Math.min(1 << 30, tensor.data.byteLength - off));
+    for (const bytes of parts) {
+      // writeSync caps one call at 2 GiB; loop for the large ones.
+      for (let off = 0; off < bytes.byteLength; ) {
+        off += writeSync(fd, bytes, off, Math.min(1 << 30, bytes.byteLength - off));
+      }
     }
     // On disk before anything is timed: the kernel writes a new file back ~30 s after it was
     // written, and that writeback would run alongside the first rounds that read it.

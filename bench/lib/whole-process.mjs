@@ -1,6 +1,7 @@
 // Whole processes, as a user runs them: `tensorops gather` (the built bin) against the numpy
 // one-liner and `node -e 0`, on the same .npy inputs, with the wall time and peak RSS of each
-// process. Two workloads: a tiny gather (start-up) and W8 (file to file on W1's data).
+// process. Three workloads: a tiny gather (start-up), W8 (file to file on W1's data) and W9 (a
+// text pipeline: ids as text in, rows as CSV out).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -16,6 +17,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { npyDataOffset, readNpyHeader } from '../../packages/io/dist/index.js';
+import { csvFloat32Digest } from './csv-floats.mjs';
 import { median, timeMemcpy } from './timing.mjs';
 
 export const CLI = fileURLToPath(new URL('../../apps/cli/dist/tensorops.cjs', import.meta.url));
@@ -127,9 +129,10 @@ export const tensoropsEnv = (dir) => ({
 
 /**
  * A process of the table: `out` is the file it writes (checked against the reference unless
- * `verify` is false: a reference row that writes something else). Optional: `status`, the exit
- * status it must end with (1 for a run that must refuse its input), and `check({ stdout, stderr })`,
- * which returns null when the warm-up run printed and wrote the right thing, else what is wrong.
+ * `verify` is false: a reference row that writes something else). Optional, in `more`: `status`,
+ * the exit status it must end with (1 for a run that must refuse its input); `check({ stdout,
+ * stderr })`, which returns null when the warm-up run printed and wrote the right thing, else what
+ * is wrong; `digest`, what the output holds (default: the .npy header and data).
  */
 export const proc = (label, argv, env, out, role, verify = true, more = {}) => ({
   label,
@@ -139,6 +142,7 @@ export const proc = (label, argv, env, out, role, verify = true, more = {}) => (
   role,
   verify,
   status: 0,
+  digest: npyDigest,
   ...more,
 });
 
@@ -239,6 +243,47 @@ export function w8Procs({ dir, python }) {
   return procs;
 }
 
+/** numpy's text pipeline: ids by loadtxt, rows by take, CSV by savetxt (its default '%.18e'). */
+export const NUMPY_TEXT_SCRIPT =
+  'import sys, numpy as np; d, i, o = sys.argv[1:]; ' +
+  "np.savetxt(o, np.take(np.load(d), np.loadtxt(i, dtype=np.int64), axis=0), delimiter=',')";
+
+/**
+ * W9: ids as text (one per line) gather rows of a float32 .npy into a CSV file, against numpy's
+ * loadtxt + take + savetxt. The two CSVs print the same values differently, so their values are
+ * compared (csvFloat32Digest), not their bytes.
+ */
+export function w9Procs({ dir, python }) {
+  const data = join(dir, 'text-data.npy');
+  const ids = join(dir, 'ids.txt');
+  const out = (k) => join(dir, `text-out-${k}.csv`);
+  const procs = [
+    proc(
+      'tensorops gather data.npy ids.txt -o out.csv',
+      [process.execPath, CLI, 'gather', data, ids, '-o', out(1)],
+      tensoropsEnv(dir),
+      out(1),
+      'ours',
+      true,
+      { digest: csvFloat32Digest },
+    ),
+  ];
+  if (python) {
+    procs.push(
+      proc(
+        `numpy loadtxt + take + savetxt (${python})`,
+        [python, '-c', NUMPY_TEXT_SCRIPT, data, ids, out('np')],
+        process.env,
+        out('np'),
+        'numpy',
+        true,
+        { digest: csvFloat32Digest },
+      ),
+    );
+  }
+  return procs;
+}
+
 /**
  * Runs the processes in turn, round after round (a warm-up round first, so that every process
  * reads its inputs from the page cache and tensorops' code cache is written), and reports the
@@ -263,7 +308,7 @@ export async function wholeProcess(procs, { runs }) {
       if (i > 0) samples[k].push({ ms: m.ms, rssMB: m.rssMB });
       const problem = i === 0 ? p.check?.(m) : null;
       if (problem) throw new Error(`${p.label}: ${problem}`);
-      if (p.out && p.verify) digests.set(p, npyDigest(p.out));
+      if (p.out && p.verify) digests.set(p, p.digest(p.out));
       if (p.out) rmSync(p.out, { force: true });
     }
     for (const [k, p] of procs.entries()) {

@@ -1,12 +1,13 @@
 import type { TensorStream } from '@tensorops/io/node';
-import { elementCount, numberText, repeatedText, streamText } from './element-text.js';
+import { elementCount, numberWriter, repeatedText, streamText } from './element-text.js';
 import type { ElementValue } from './elements.js';
 import { stringCell } from './string-cell.js';
+import type { TextBytes } from './text-bytes.js';
 
 // CSV and TSV as numpy.savetxt lays them out, so numpy.loadtxt(f, delimiter=',') reads the values
 // back: rank 0 and 1 one value per line, rank 2 one row per line, higher ranks reshaped to
 // (-1, last_dim). Numbers are numpy's shortest round-trip text in the tensor's own dtype
-// (numberText), not savetxt's fixed '%.18e'; bool is 1/0 (what loadtxt reads as bool), complex
+// (numberWriter), not savetxt's fixed '%.18e'; bool is 1/0 (what loadtxt reads as bool), complex
 // `(re+imj)`; strings as they are, or refused (stringCell). The optional header is a `#` comment,
 // which loadtxt skips.
 
@@ -32,27 +33,38 @@ export function delimitedChunks(
       yield* repeatedText('\n', rows);
     })();
   }
-  const cell = cellText(s.dtype, stringCell(options.delimiter, perRow === 1));
-  const { delimiter } = options;
+  const cell = cellWriter(s.dtype, stringCell(options.delimiter, perRow === 1));
+  const separator = options.delimiter.charCodeAt(0);
   return streamText(
     s,
     head,
-    (i, v) => `${cell(v)}${(i + 1) % perRow === 0 ? '\n' : delimiter}`,
+    (i, v, out) => {
+      cell(out, v);
+      out.byte((i + 1) % perRow === 0 ? NEWLINE : separator);
+    },
     '',
   );
 }
 
-function cellText(
+const NEWLINE = 0x0a;
+const PLUS = 0x2b;
+
+function cellWriter(
   dtype: TensorStream['dtype'],
   string: (v: string) => string,
-): (v: ElementValue) => string {
-  return (v) => {
-    if (typeof v === 'boolean') return v ? '1' : '0';
-    if (Array.isArray(v)) {
-      const im = numberText(v[1], dtype);
-      return `(${numberText(v[0], dtype)}${im.startsWith('-') ? '' : '+'}${im}j)`;
-    }
-    if (typeof v === 'string') return string(v);
-    return numberText(v, dtype);
+): (out: TextBytes, v: ElementValue) => void {
+  const number = numberWriter(dtype);
+  return (out, v) => {
+    if (typeof v === 'boolean') out.ascii(v ? '1' : '0');
+    else if (Array.isArray(v)) {
+      const [re, im] = v;
+      out.ascii('(');
+      number(out, re);
+      // The imaginary part carries its own '-' (also -0.0, -inf); the others get a '+'.
+      if (!(im < 0 || Object.is(im, -0))) out.byte(PLUS);
+      number(out, im);
+      out.ascii('j)');
+    } else if (typeof v === 'string') out.text(string(v));
+    else number(out, v);
   };
 }

@@ -5,6 +5,10 @@ import {
   numberToBfloat16,
   numberToFloat16,
 } from '@tensorops/core';
+import { type Digits, dropDigits, exactDecimal, roundSignificant } from './exact-decimal.js';
+import { POW10 } from './powers-of-ten.js';
+import { shortestDecimal, shortestDigits } from './shortest-digits.js';
+import { TextBytes } from './text-bytes.js';
 
 // Decimal text of floats the way numpy prints them (its Dragon4 "unique" mode: the shortest digits
 // that read back to the same value in the element's own dtype, rounded exactly, ties to even).
@@ -15,54 +19,6 @@ export type FloatDtype = 'float16' | 'bfloat16' | 'float32' | 'float64';
 
 export function isFloatDtype(dtype: Dtype): dtype is FloatDtype {
   return dtype === 'float16' || dtype === 'bfloat16' || dtype === 'float32' || dtype === 'float64';
-}
-
-/** Decimal digits (no leading or trailing zeros) and the power of ten of the first digit. */
-interface Digits {
-  readonly digits: string;
-  readonly exp: number;
-}
-
-const MAX_SIGNIFICANT: Record<FloatDtype, number> = {
-  float16: 5,
-  bfloat16: 4,
-  float32: 9,
-  float64: 17,
-};
-
-/** Shortest digits of |x| (finite, non-zero) that round-trip in `dtype`. */
-function shortestDigits(a: number, dtype: FloatDtype): Digits {
-  if (dtype === 'float64') return parseExponential(a.toExponential());
-  const same = roundTrips(dtype);
-  for (let p = 1; p < MAX_SIGNIFICANT[dtype]; p++) {
-    const candidate = roundedDigits(a, p);
-    if (same(digitsValue(candidate), a)) return candidate;
-  }
-  return roundedDigits(a, MAX_SIGNIFICANT[dtype]);
-}
-
-/** |x| rounded to `p` significant digits, half to even (toExponential rounds exact ties up). */
-function roundedDigits(a: number, p: number): Digits {
-  const longer = a.toExponential(p);
-  // A tie needs the exact value to end in 5 one digit further; only then is the exact path needed.
-  if (longer[longer.indexOf('e') - 1] === '5' && Number(longer) === a)
-    return roundSignificant(a, p);
-  return parseExponential(a.toExponential(p - 1));
-}
-
-function digitsValue({ digits, exp }: Digits): number {
-  return Number(`${digits}e${exp - digits.length + 1}`);
-}
-
-function roundTrips(dtype: FloatDtype): (candidate: number, a: number) => boolean {
-  switch (dtype) {
-    case 'float16':
-      return (c, a) => numberToFloat16(c) === numberToFloat16(a);
-    case 'bfloat16':
-      return (c, a) => numberToBfloat16(c) === numberToBfloat16(a);
-    default:
-      return (c, a) => Math.fround(c) === a;
-  }
 }
 
 function roundTo(dtype: FloatDtype): (x: number) => number {
@@ -78,64 +34,10 @@ function roundTo(dtype: FloatDtype): (x: number) => number {
   }
 }
 
-/** `1.2345e+2` -> {digits: '12345', exp: 2}. */
-function parseExponential(s: string): Digits {
-  const e = s.indexOf('e');
-  const mantissa = s.slice(0, e).replace('.', '');
-  return { digits: stripZeros(mantissa), exp: Number(s.slice(e + 1)) };
-}
-
-function stripZeros(digits: string): string {
-  let end = digits.length;
-  while (end > 1 && digits[end - 1] === '0') end--;
-  return digits.slice(0, end);
-}
-
-const scratch = new DataView(new ArrayBuffer(8));
-
-/** The exact value of |x| (finite, non-zero) as `units / 10^scale`. */
-function exactDecimal(a: number): { units: bigint; scale: number } {
-  scratch.setFloat64(0, a);
-  const hi = scratch.getUint32(0);
-  const lo = scratch.getUint32(4);
-  const biased = (hi >>> 20) & 0x7ff;
-  let mantissa = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
-  let e = -1074;
-  if (biased !== 0) {
-    mantissa |= 1n << 52n;
-    e = biased - 1075;
-  }
-  if (e >= 0) return { units: mantissa << BigInt(e), scale: 0 };
-  // m / 2^k = m * 5^k / 10^k: exact, so rounding below can be exact too.
-  return { units: mantissa * 5n ** BigInt(-e), scale: -e };
-}
-
-/** Drops the last `k` decimal digits of `units`, rounding half to even (Dragon4's rule). */
-function dropDigits(units: bigint, k: number): bigint {
-  if (k <= 0) return units;
-  const unit = 10n ** BigInt(k);
-  const q = units / unit;
-  const r = units % unit;
-  const half = unit / 2n;
-  return r > half || (r === half && q % 2n === 1n) ? q + 1n : q;
-}
-
 /** |x| rounded to at most `maxSignificant` digits (when its shortest form is longer). */
 function scientificDigits(a: number, dtype: FloatDtype, maxSignificant: number): Digits {
   const shortest = shortestDigits(a, dtype);
   return shortest.digits.length <= maxSignificant ? shortest : roundSignificant(a, maxSignificant);
-}
-
-/** The exact value of |x| rounded to `n` significant digits, half to even. */
-function roundSignificant(a: number, n: number): Digits {
-  const { units, scale } = exactDecimal(a);
-  const all = units.toString();
-  const exp = all.length - 1 - scale;
-  const kept = dropDigits(units, all.length - n).toString();
-  // A carry (9.99 -> 10.0) adds a digit: the value moved up one decade.
-  if (kept.length > Math.min(n, all.length))
-    return { digits: stripZeros(kept.slice(0, -1)), exp: exp + 1 };
-  return { digits: stripZeros(kept), exp };
 }
 
 /** Integer and fraction digits of |x| with at most `maxFraction` fraction digits. */
@@ -151,13 +53,15 @@ function positionalParts(a: number, dtype: FloatDtype, maxFraction: number): [st
   return [kept.slice(0, cut), fraction];
 }
 
-function splitDigits({ digits, exp }: Digits): [string, string] {
+/** Integer and fraction digits of a positional layout. */
+export function splitDigits({ digits, exp }: Digits): [string, string] {
   if (exp < 0) return ['0', '0'.repeat(-exp - 1) + digits];
   if (exp + 1 >= digits.length) return [digits + '0'.repeat(exp + 1 - digits.length), ''];
   return [digits.slice(0, exp + 1), digits.slice(exp + 1)];
 }
 
-function exponentText(exp: number, minDigits: number): string {
+/** `+05`, `-123`: an exponent's sign and at least `minDigits` digits. */
+export function exponentText(exp: number, minDigits: number): string {
   return `${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(minDigits, '0')}`;
 }
 
@@ -177,18 +81,72 @@ const SCALAR_CUTOFF: Record<FloatDtype, number> = {
  * dtype, positional for 1e-4 <= |x| < cutoff, otherwise `1.5e-05`.
  */
 export function reprFloat(x: number, dtype: FloatDtype): string {
-  if (Number.isNaN(x)) return 'nan';
-  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
-  const sign = isNegative(x) ? '-' : '';
-  if (x === 0) return `${sign}0.0`;
-  const a = Math.abs(x);
-  const d = shortestDigits(a, dtype);
-  if (a >= 0.0001 && a < SCALAR_CUTOFF[dtype]) {
-    const [int, fraction] = splitDigits(d);
-    return `${sign}${int}.${fraction || '0'}`;
+  writeReprFloat(scratch, x, dtype);
+  return scratch.takeAscii();
+}
+
+const scratch = new TextBytes(64);
+
+const MINUS = 0x2d;
+const POINT = 0x2e;
+
+/** reprFloat's text, written into `out`. */
+export function writeReprFloat(out: TextBytes, x: number, dtype: FloatDtype): void {
+  if (!Number.isFinite(x)) {
+    out.ascii(Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf');
+    return;
   }
-  const fraction = d.digits.slice(1);
-  return `${sign}${d.digits[0]}${fraction ? `.${fraction}` : ''}e${exponentText(d.exp, 2)}`;
+  if (isNegative(x)) out.byte(MINUS);
+  const a = Math.abs(x);
+  const positional = a >= 0.0001 && a < SCALAR_CUTOFF[dtype];
+  if (a === 0) out.ascii('0.0');
+  else if (dtype === 'float64') out.ascii(reprFloat64(a, positional));
+  else {
+    const { units, scale } = shortestDecimal(a, dtype);
+    if (positional) writePositional(out, units, scale);
+    else writeScientific(out, units, scale);
+  }
+}
+
+/** Python's repr of a positive float64 from JS's own (the same shortest digits). */
+function reprFloat64(a: number, positional: boolean): string {
+  if (positional) {
+    // JS writes 1e-4 <= a < 1e16 positionally too, without Python's `.0` on integers.
+    const text = String(a);
+    return text.includes('.') ? text : `${text}.0`;
+  }
+  const [mantissa, exp] = a.toExponential().split('e') as [string, string];
+  return `${mantissa}e${exp[0]}${exp.slice(1).padStart(2, '0')}`;
+}
+
+/** units * 10^scale as `123.45`, `0.00012`, `1200.0`. */
+function writePositional(out: TextBytes, units: number, scale: number): void {
+  if (scale >= 0) {
+    out.digits(units * (POW10[scale] as number));
+    out.ascii('.0');
+    return;
+  }
+  const unit = POW10[-scale] as number;
+  const whole = Math.floor(units / unit);
+  out.digits(whole);
+  out.byte(POINT);
+  out.digits(units - whole * unit, -scale);
+}
+
+/** units * 10^scale as `1.2345e+07`, `1e-05`. */
+function writeScientific(out: TextBytes, units: number, scale: number): void {
+  let last = 0; // the power of ten of units' first digit
+  while (units >= (POW10[last + 1] as number)) last++;
+  const lead = POW10[last] as number;
+  const first = Math.floor(units / lead);
+  out.digits(first);
+  if (last > 0) {
+    out.byte(POINT);
+    out.digits(units - first * lead, last);
+  }
+  const exp = scale + last;
+  out.ascii(exp < 0 ? 'e-' : 'e+');
+  out.digits(Math.abs(exp), 2);
 }
 
 /** C's `%.{p}g` (as Python prints it), with `.0` added to integral results: 3.5833333, 2.0, 1e-05. */

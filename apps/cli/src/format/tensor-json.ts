@@ -1,7 +1,8 @@
 import type { Dtype, Shape, Tensor } from '@tensorops/core';
 import { streamOfTensor, type TensorStream } from '@tensorops/io/node';
-import { elementCount, numberText, streamText } from './element-text.js';
+import { elementCount, numberWriter, streamText } from './element-text.js';
 import type { ElementValue } from './elements.js';
+import type { TextBytes } from './text-bytes.js';
 
 // The `--json` document of a tensor: {"dtype", "shape", "data"} with data nested like the shape.
 // 64-bit integers are exact number literals (JSON allows any length); NaN and the infinities,
@@ -16,16 +17,24 @@ export function tensorJsonChunks(s: TensorStream): AsyncIterable<Uint8Array> {
   const zeroAt = s.shape.indexOf(0);
   if (zeroAt >= 0) return emptyJson(head, s.shape.slice(0, zeroAt), tail);
   const opensAt = nesting(s.shape);
+  const element = elementWriter(s.dtype);
   return streamText(
     s,
     head,
-    (i, v) => {
+    (i, v, out) => {
       const [open, close] = opensAt(i);
-      return `${i > 0 ? ',' : ''}${'['.repeat(open)}${jsonElement(v, s.dtype)}${']'.repeat(close)}`;
+      if (i > 0) out.byte(COMMA);
+      for (let k = 0; k < open; k++) out.byte(OPEN);
+      element(out, v);
+      for (let k = 0; k < close; k++) out.byte(CLOSE);
     },
     tail,
   );
 }
+
+const COMMA = 0x2c;
+const OPEN = 0x5b;
+const CLOSE = 0x5d;
 
 /** The whole document as one string (small tensors, tests). */
 export async function tensorJson(t: Tensor): Promise<string> {
@@ -74,14 +83,17 @@ async function* emptyJson(head: string, outer: Shape, tail: string): AsyncGenera
   yield encoder.encode(tail);
 }
 
-function jsonElement(v: ElementValue, dtype: Dtype): string {
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${jsonNumber(v[0], dtype)},${jsonNumber(v[1], dtype)}]`;
-  return jsonNumber(v, dtype);
-}
-
-function jsonNumber(x: number | bigint, dtype: Dtype): string {
-  const text = numberText(x, dtype);
-  return text === 'nan' || text === 'inf' || text === '-inf' ? `"${text}"` : text;
+function elementWriter(dtype: Dtype): (out: TextBytes, v: ElementValue) => void {
+  const number = numberWriter(dtype, '"');
+  return (out, v) => {
+    if (typeof v === 'boolean') out.ascii(v ? 'true' : 'false');
+    else if (typeof v === 'string') out.text(JSON.stringify(v));
+    else if (Array.isArray(v)) {
+      out.byte(OPEN);
+      number(out, v[0]);
+      out.byte(COMMA);
+      number(out, v[1]);
+      out.byte(CLOSE);
+    } else number(out, v);
+  };
 }
