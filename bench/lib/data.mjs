@@ -64,7 +64,3 @@ export function writeNpy(path, tensor) {
 export function sha256(bytes) {
   return createHash('sha256').update(bytes).digest('hex');
 }
-
-export function bytesOf(typed) {
-  return new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
-}
