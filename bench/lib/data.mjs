@@ -83,7 +83,3 @@ function writeSynced(path, parts) {
 export function sha256(bytes) {
   return createHash('sha256').update(bytes).digest('hex');
 }
-
-export function bytesOf(typed) {
-  return new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
-}

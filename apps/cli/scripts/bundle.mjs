@@ -10,7 +10,9 @@
 //   top-level await, which a script cannot require), loaded only when a tensor is shown on a
 //   terminal. ink and react stay external;
 // - dist/yauzl.cjs, dist/yazl.cjs: the zip libraries, required only when an .npz is read or
-//   written, so that the script every run reads and compiles holds neither.
+//   written, so that the script every run reads and compiles holds neither. yazl's CRC-32 is
+//   Node's own (zlib.crc32) in place of buffer-crc32's table in JavaScript, which cost a stored
+//   member more than the writing itself (packages/io/README.md, "Dependencies").
 //
 // Why a bundle: on Node 20 every ES module costs a resolve, a read and a compile at start-up; one
 // file instead of ~60 is what makes a single compiled-code cache possible.
@@ -181,6 +183,22 @@ const zipLibrariesApart = {
   },
 };
 
+/**
+ * buffer-crc32 as yazl calls it (`unsigned(bytes, previous?)`: the CRC-32 continued from
+ * `previous`), answered by zlib.crc32, which computes the same checksum natively.
+ */
+const crc32FromZlib = {
+  name: 'crc32-from-zlib',
+  setup(b) {
+    b.onResolve({ filter: /^buffer-crc32$/ }, () => ({ path: 'zlib', namespace: 'crc32-zlib' }));
+    b.onLoad({ filter: /.*/, namespace: 'crc32-zlib' }, () => ({
+      contents:
+        "const { crc32 } = require('node:zlib'); module.exports = { unsigned: (bytes, previous) => crc32(bytes, previous ?? 0) };",
+      loader: 'js',
+    }));
+  },
+};
+
 for (const stale of [
   'dist/chunks',
   'dist/tensorops.js',
@@ -235,6 +253,7 @@ for (const name of ZIP_LIBRARIES) {
     stdin: { contents: `module.exports = require('${name}');`, resolveDir: ioDir },
     outfile: `dist/${name}.cjs`,
     format: 'cjs',
+    plugins: [...shared.plugins, crc32FromZlib],
   });
 }
 await build({

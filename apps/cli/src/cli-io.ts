@@ -1,5 +1,5 @@
 import type { HttpSourceOptions } from '@tensorops/io';
-import { ioError } from '@tensorops/io/node';
+import { ioError } from '@tensorops/io/node/internal';
 
 /** The process streams and environment a run may use; tests pass their own. */
 export interface CliStream {

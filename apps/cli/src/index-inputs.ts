@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import type { Tensor } from '@tensorops/core';
-import { decodeNpy, isHttpUrl, parseIndexText, printableUrl } from '@tensorops/io';
+import { decodeNpy, parseIndexText } from '@tensorops/io';
 import { readStream } from '@tensorops/io/node';
+import { isHttpUrl, printableUrl } from '@tensorops/io/node/internal';
 import type { Argv } from 'yargs';
 import { isStdio, usageError } from './args.js';
 import type { CliIO } from './cli-io.js';

@@ -3,11 +3,11 @@ import {
   type NpyOnStream,
   openNpyStream,
   openTensorFile,
-  rangeReadable,
   resolveTensorRefOnDisk,
   type StoredTensor,
   type TensorFile,
 } from '@tensorops/io/node';
+import { rangeReadable } from '@tensorops/io/node/internal';
 import { isStdio, usageError } from './args.js';
 import type { CliIO } from './cli-io.js';
 import { openOptions } from './remote.js';

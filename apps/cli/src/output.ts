@@ -2,9 +2,6 @@ import type { Tensor } from '@tensorops/core';
 import { fileStem, parseOutputRef } from '@tensorops/io';
 import {
   collectStream,
-  type EncodedTensors,
-  encodeTensors,
-  isTensorStream,
   type NamedTensorData,
   openTensorFile,
   resolveOutputTarget,
@@ -14,6 +11,7 @@ import {
   type WriteNote,
   writeOutputPath,
 } from '@tensorops/io/node';
+import { type EncodedTensors, encodeTensors, isTensorStream } from '@tensorops/io/node/internal';
 import { isStdio, usageError } from './args.js';
 import { type CliIO, writeAll } from './cli-io.js';
 import type { CommandResult } from './commands/command.js';

@@ -6,8 +6,9 @@
 // malformed header is reported by its position and name, and notes and debug lines name the URL
 // without its query string or credentials.
 
-import { type HttpSourceOptions, httpHeaderProblem } from '@tensorops/io';
+import type { HttpSourceOptions } from '@tensorops/io';
 import type { OpenTensorFileOptions } from '@tensorops/io/node';
+import { httpHeaderProblem } from '@tensorops/io/node/internal';
 import { integerOption, usageError } from './args.js';
 import type { CliIO } from './cli-io.js';
 

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { tensorFrom } from '@tensorops/core';
 import { decodeNpy, encodeNpy } from '@tensorops/io';
 import { openTensorFile, readTensorFile, writeTensorsFile } from '@tensorops/io/node';
@@ -183,6 +184,57 @@ describe('tensorops convert', () => {
     const text = tensorops(['convert', '--help']).stdout.toString();
     expect(text).toContain('tensorops convert model.safetensors:embed.weight embed.npy');
     expect(text).toContain('--compress');
+  });
+});
+
+/** CRC-32 as the zip format defines it (reflected polynomial 0xedb88320), bit by bit. */
+function crc32Reference(bytes: Uint8Array): number {
+  let crc = ~0;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+  }
+  return ~crc >>> 0;
+}
+
+/** The first member of a (non-zip64) zip: its central directory CRC-32 and its bytes. */
+function firstMember(zip: Buffer): { crc32: number; bytes: Uint8Array } {
+  const end = zip.length - 22; // the end record, with no comment
+  expect(zip.readUInt32LE(end)).toBe(0x06054b50);
+  const cd = zip.readUInt32LE(end + 16);
+  expect(zip.readUInt32LE(cd)).toBe(0x02014b50);
+  const method = zip.readUInt16LE(cd + 10);
+  const compressed = zip.readUInt32LE(cd + 20);
+  const local = zip.readUInt32LE(cd + 42);
+  const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+  const data = zip.subarray(start, start + compressed);
+  return {
+    crc32: zip.readUInt32LE(cd + 16),
+    bytes: method === 8 ? inflateRawSync(data) : data,
+  };
+}
+
+describe('tensorops convert: the .npz it writes', () => {
+  it('gives each member, stored or deflated, the CRC-32 of its bytes', () => {
+    // Several MiB, so the checksum runs on many chunks, each continuing the one before.
+    const values = new Uint8Array(5 << 20);
+    let x = 1;
+    for (let i = 0; i < values.length; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      values[i] = x >>> 24;
+    }
+    const dir = tempDir();
+    const input = join(dir, 'x.npy');
+    writeFileSync(input, encodeNpy(tensorFrom('uint8', [values.length], values)));
+    for (const extra of [[], ['--compress']]) {
+      const out = join(dir, `x${extra.length}.npz`);
+      const r = tensorops(['convert', input, out, ...extra]);
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      const member = firstMember(readFileSync(out));
+      expect(Buffer.from(member.bytes).equals(readFileSync(input))).toBe(true);
+      expect(member.crc32).toBe(crc32Reference(member.bytes));
+    }
   });
 });
 

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { type Dtype, dtypeSize, type IntegerDtype } from '../src/dtype.js';
 import type { Shape } from '../src/shape.js';
-import { createTensor, type Tensor, tensorFrom } from '../src/tensor.js';
+import { createTensor, type Tensor } from '../src/tensor.js';
 
 export type RefResult =
   | { readonly ok: true; readonly tensor: Tensor }
@@ -222,14 +222,6 @@ export function indexValue(draw: IndexDraw, size: number, dtype: IntegerDtype): 
     return signed && draw.r % 2 === 1 ? -over - 1n : over;
   }
   return BigInt(signed ? (draw.r % (2 * size)) - size : draw.r % size);
-}
-
-export function indicesTensor(
-  dtype: IntegerDtype,
-  shape: Shape,
-  values: readonly bigint[],
-): Tensor {
-  return tensorFrom(dtype, shape, values);
 }
 
 /** `n` elements of `dtype` filled with xorshift bytes from `seed` (every bit pattern is fair). */

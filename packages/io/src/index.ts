@@ -1,6 +1,5 @@
 export {
   formatOfPath,
-  isWidenable,
   storedDtype,
   TENSOR_FORMATS,
   type TensorFormat,
@@ -27,14 +26,11 @@ export {
   encodeNpy,
   encodeNpyChunks,
   encodeNpyHeader,
-  MAX_NPY_HEADER_BYTES,
-  NPY_ALIGN,
   type NpyByteOrder,
   type NpyHeader,
   type NpyReadOptions,
   npyDataOffset,
   npyDataToTensor,
-  npyDescr,
   readNpyHeader,
 } from './npy.js';
 export {
@@ -43,37 +39,25 @@ export {
   parseNpyHeaderDict,
   parsePyLiteral,
 } from './npy-header.js';
-export { checkDeflateRatio, DEFLATE_MAX_RATIO, npzMemberName, npzTensorName } from './npz.js';
 export {
   type HttpEvent,
   type HttpRetry,
-  HttpSource,
   type HttpSourceOptions,
-  isHttpUrl,
   openHttpSource,
-  printableUrl,
 } from './remote/http-source.js';
-export { httpHeaderProblem } from './remote/request-headers.js';
 export {
   type DecodedSafetensors,
   decodeSafetensors,
-  dtypeOfSafetensors,
   encodeSafetensors,
   type NamedTensor,
   parseSafetensorsHeader,
   planSafetensors,
-  SAFETENSORS_DTYPES,
-  SAFETENSORS_MAX_HEADER_BYTES,
   type SafetensorsEntry,
   type SafetensorsHeader,
   type SafetensorsLayout,
   type SafetensorsWriteEntry,
-  safetensorsDisplayDtype,
-  safetensorsDtypeName,
-  safetensorsEntryTensor,
-  safetensorsHeaderLength,
 } from './safetensors.js';
-export { isShardIndexPath, parseShardIndex, type ShardIndex } from './shard-index.js';
+export { parseShardIndex, type ShardIndex } from './shard-index.js';
 export {
   type JsonNumber,
   type JsonObject,

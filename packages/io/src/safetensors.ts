@@ -82,11 +82,6 @@ export function safetensorsDtypeName(dtype: Dtype): string | undefined {
   return BY_DTYPE.get(dtype);
 }
 
-/** What a safetensors dtype loads as: the tensorops dtype, or undefined for F4/F6 (sub-byte). */
-export function dtypeOfSafetensors(name: string): Dtype | undefined {
-  return FORMAT_DTYPES.get(name)?.dtype;
-}
-
 /** The numpy / ml_dtypes name shown for a safetensors dtype (`float4_e2m1fn` for F4). */
 export function safetensorsDisplayDtype(name: string): string {
   const f = FORMAT_DTYPES.get(name);

@@ -13,10 +13,10 @@ import {
   decodeSafetensors,
   encodeNpy,
   encodeNpyHeader,
-  npyDescr,
   parseSafetensorsHeader,
   readNpyHeader,
 } from '../src/index.js';
+import { npyDescr } from '../src/npy.js';
 import { expectError, fixtureBytes, npyWithHeader } from './helpers.js';
 
 const NO_DESCR = [

@@ -9,12 +9,8 @@ import { Readable } from 'node:stream';
 import { tensorFrom } from '@tensorops/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeNpy, encodeNpy, encodeNpyHeader, encodeSafetensors } from '../src/index.js';
-import {
-  MAX_STREAM_BYTES,
-  openNpyStream,
-  openTensorFile,
-  readDeclaredBytes,
-} from '../src/node/index.js';
+import { openNpyStream, openTensorFile, readDeclaredBytes } from '../src/node/index.js';
+import { MAX_STREAM_BYTES } from '../src/node/read.js';
 import { expectRejection } from './helpers.js';
 
 let dir: string;

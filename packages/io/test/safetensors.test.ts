@@ -1,14 +1,9 @@
 import { join } from 'node:path';
 import { createTensor, tensorFrom } from '@tensorops/core';
 import { describe, expect, it } from 'vitest';
-import {
-  decodeSafetensors,
-  encodeSafetensors,
-  parseSafetensorsHeader,
-  SAFETENSORS_DTYPES,
-  safetensorsHeaderLength,
-} from '../src/index.js';
+import { decodeSafetensors, encodeSafetensors, parseSafetensorsHeader } from '../src/index.js';
 import { openTensorBytes, openTensorFile } from '../src/node/index.js';
+import { SAFETENSORS_DTYPES, safetensorsHeaderLength } from '../src/safetensors.js';
 import { bytesOf, expectTensor, SAFETENSORS_DIR, safetensorsManifest } from './format-fixtures.js';
 import { expectError, expectRejection } from './helpers.js';
 

@@ -13,8 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tensorFrom } from '@tensorops/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeSafetensors, isShardIndexPath, parseShardIndex } from '../src/index.js';
+import { encodeSafetensors, parseShardIndex } from '../src/index.js';
 import { collectStream, gatherFromFile, openTensorFile } from '../src/node/index.js';
+import { isShardIndexPath } from '../src/shard-index.js';
 import { checkpointsManifest as manifest, SHARDED_DIR } from './format-fixtures.js';
 import { expectError, expectRejection } from './helpers.js';
 

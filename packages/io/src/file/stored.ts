@@ -5,7 +5,7 @@
 import { type Dtype, dtypeSize, type Shape, type Tensor, TensorOpsError } from '@tensorops/core';
 import type { TensorFormat } from '../convert.js';
 import { swapBytesInPlace } from '../layout.js';
-import type { NpyByteOrder, NpyHeader } from '../npy.js';
+import type { NpyByteOrder } from '../npy.js';
 import { quote } from '../text.js';
 import { fileError } from './errors.js';
 import type { ByteSource } from './source.js';
@@ -102,20 +102,6 @@ export interface TensorFile {
 
 /** Chunk size for streaming reads: large enough for sequential throughput, small for memory. */
 export const STREAM_CHUNK_BYTES = 8 << 20;
-
-/** A StoredTensor read back through the .npy layout rules (byte order, Fortran order). */
-export function npyHeaderOf(t: StoredTensor, dtype: Dtype): NpyHeader {
-  return {
-    version: [1, 0],
-    descr: t.formatDtype,
-    dtype,
-    shape: t.shape,
-    fortranOrder: t.fortranOrder,
-    byteOrder: t.byteOrder,
-    dataOffset: t.offset ?? 0,
-    nbytes: t.nbytes,
-  };
-}
 
 /** Bytes per swapped word (complex swaps halves, U strings UTF-32 units; 1 = no swap). */
 export function swapUnitOf(t: StoredTensor, dtype: Dtype): number {

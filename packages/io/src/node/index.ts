@@ -1,4 +1,3 @@
-export { fileError, ioError } from '../file/errors.js';
 export {
   type FileGatherMode,
   type FileGatherOptions,
@@ -11,38 +10,29 @@ export {
   type StreamGatherOptions,
   type StreamGatherStream,
 } from '../file/gather-file/stream-sweep.js';
-export { type ByteSource, bufferSource } from '../file/source.js';
-export {
-  rangeReadable,
-  type ShardedInfo,
-  STREAM_CHUNK_BYTES,
-  type StoredTensor,
-  type TensorFile,
+export type {
+  ShardedInfo,
+  StoredTensor,
+  TensorFile,
 } from '../file/stored.js';
 export {
   type ChunkOptions,
   collectStream,
-  isTensorStream,
   streamOfTensor,
   type TensorStream,
   widenStream,
 } from '../file/tensor-stream.js';
 export {
-  MAX_STREAM_BYTES,
   type ReadStreamOptions,
   readStdin,
   readStream,
 } from './read.js';
 export { type NpyStreamOptions, openNpyStream, readDeclaredBytes } from './read-declared.js';
 export { readNpyFile } from './read-npy-file.js';
-export { openSource } from './source.js';
-export { gatherFromPipe, type PipeGather, spillNpyStream } from './spill.js';
+export { gatherFromPipe, type PipeGather } from './spill.js';
 export {
-  type EncodedTensors,
-  encodeTensors,
   inspectTensorFile,
   type NamedTensorData,
-  NPY_MAX_DIMS,
   type OpenTensorFileOptions,
   openTensorBytes,
   openTensorFile,

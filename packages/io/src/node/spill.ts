@@ -113,18 +113,6 @@ function hasRoom(dir: string, bytes: number): boolean {
   }
 }
 
-/** Copies the .npy on `npy` (header and declared data) to an unlinked temp file, opened. */
-export async function spillNpyStream(npy: NpyOnStream, dir: string): Promise<TensorFile> {
-  const spilled = await startSpill(npy, tempCopy(dir, npy.headerBytes), dir);
-  try {
-    await spilled.copied;
-  } catch (error) {
-    await spilled.close();
-    throw error;
-  }
-  return spilled.file;
-}
-
 interface Spill {
   /** The temp file, readable at once; its reads wait for the copy (SpillSource). */
   readonly file: TensorFile;
