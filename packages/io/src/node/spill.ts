@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { dtypeSize, planGather, type Tensor, TensorOpsError } from '@tensorops/core';
+import type { FileDescriptor, Releasable } from '../file/capabilities.js';
 import { ioError } from '../file/errors.js';
 import {
   type FileGatherOptions,
@@ -220,8 +221,7 @@ function openUnlinkedTemp(dir: string): number {
  * reads the file; once the whole file is there, a release cuts it short. The worker writes at the
  * descriptor's offset, the reads are positional.
  */
-class SpillSource implements ByteSource {
-  readonly bytes = undefined;
+class SpillSource implements ByteSource, FileDescriptor, Releasable {
   private closed = false;
 
   constructor(

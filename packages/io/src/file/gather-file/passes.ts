@@ -9,6 +9,7 @@
 import { copyElement, ZERO_FILL } from '@tensorops/core/internal';
 import { swapBytesInPlace } from '../../layout.js';
 import { blockMover } from '../../wasm/blocks.js';
+import { canRelease } from '../capabilities.js';
 import type { ChunkOptions } from '../tensor-stream.js';
 import type { RunContext } from './context.js';
 import { runReads } from './reads.js';
@@ -238,7 +239,8 @@ class PassWindows {
    */
   async *pass(starts: Int32Array, release = false): AsyncIterable<{ w: number; base: number }> {
     const windows = starts.length - 1;
-    const backwards = release && this.ctx.file.release !== undefined;
+    const { file } = this.ctx;
+    const backwards = release && canRelease(file);
     const step = backwards ? previousWindow : nextWindow;
     const first = step(starts, backwards ? windows : -1);
     let pending: Promise<void> | undefined; // the read of window w, started during the last move
@@ -247,7 +249,7 @@ class PassWindows {
       const after = step(starts, w);
       pending = after >= 0 && after < windows ? this.read(after, slot ^ 1) : undefined;
       // Windows before w reach up to its start plus one block (see spanOf).
-      if (backwards) this.ctx.file.release?.(this.ctx.offset + w * this.windowBytes + this.reach);
+      if (backwards) file.release(this.ctx.offset + w * this.windowBytes + this.reach);
       const at = slot * this.windowLength;
       swapBytesInPlace(this.arena.subarray(at, at + this.spanOf(w)), this.ctx.swapUnit);
       yield { w, base: w * this.windowBytes - at };

@@ -4,6 +4,7 @@
 // FRESH_BYTE_COST bytes, measured in docs/performance.md.
 
 import { ZERO_FILL } from '@tensorops/core/internal';
+import { canReadMany, holdsBytes } from '../capabilities.js';
 import type { RunContext } from './context.js';
 import {
   CHUNKS_PER_PASS,
@@ -41,7 +42,7 @@ export function pickMode(ctx: RunContext): FileGatherMode {
   const { batch, outer, axisSize, blockBytes } = ctx.plan;
   const regionBytes = axisSize * blockBytes;
   // Over the network every byte costs: only the ranges the output needs are fetched.
-  if (regionBytes === 0 || ctx.file.readMany !== undefined) return 'ranged';
+  if (regionBytes === 0 || canReadMany(ctx.file)) return 'ranged';
   const budget = scanBudget();
   const chunk = Math.min(ctx.chunkBytes, ctx.nbytes);
   // Every strategy copies the output once; what differs is what is read and what is held fresh.
@@ -51,6 +52,7 @@ export function pickMode(ctx: RunContext): FileGatherMode {
   // already in memory, when it gathers in place.
   const inMemory =
     ctx.swapUnit === 1 &&
+    holdsBytes(ctx.file) &&
     ctx.file.bytesInMemory(ctx.offset, batch * outer * regionBytes) !== undefined;
   const scanHeld = inMemory ? 0 : Math.max(regionBytes, chunk);
   const scanCost = batch * outer * regionBytes + FRESH_BYTE_COST * (scanHeld + 2 * chunk);
