@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { dtypeSize, planGather, type Tensor, TensorOpsError } from '@tensorops/core';
+import { spillPays } from '../fast/pick-mode.js';
 import type { FileDescriptor, Releasable } from '../file/capabilities.js';
 import { ioError } from '../file/errors.js';
 import {
@@ -26,7 +27,6 @@ import {
   type FileGatherStream,
   gatherFromFile,
 } from '../file/gather-file/index.js';
-import { spillPays } from '../file/gather-file/pick-mode.js';
 import {
   gatherFromNpyStream,
   type NpyOnStream,

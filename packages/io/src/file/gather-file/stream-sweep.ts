@@ -18,7 +18,7 @@ import type { NpyHeader } from '../../npy.js';
 import { npyStoredTensor } from '../npy-file.js';
 import { rangeReadable, swapUnitOf } from '../stored.js';
 import type { TensorStream } from '../tensor-stream.js';
-import { bucketBySpan, sourceOffset } from './sweep.js';
+import { bucketBySpan, sourceOffset } from './span-buckets.js';
 
 /** A .npy on a stream: its header, read from the first bytes, then its data as asked for. */
 export interface NpyOnStream {

@@ -4,12 +4,12 @@
 
 import { runGatherPlan } from '@tensorops/core';
 import { ZERO_FILL } from '@tensorops/core/internal';
-import { swapBytesInPlace } from '../../layout.js';
-import { holdsBytes } from '../capabilities.js';
-import type { ChunkOptions } from '../tensor-stream.js';
-import type { RunContext } from './context.js';
-import { chunkAllocator } from './output-chunks.js';
-import { piecesOf, runReads } from './reads.js';
+import { holdsBytes } from '../file/capabilities.js';
+import type { RunContext } from '../file/gather-file/context.js';
+import { chunkAllocator } from '../file/gather-file/output-chunks.js';
+import { piecesOf, runReads } from '../file/gather-file/reads.js';
+import type { ChunkOptions } from '../file/tensor-stream.js';
+import { swapBytesInPlace } from '../layout.js';
 
 export async function* scanGather(
   ctx: RunContext,
