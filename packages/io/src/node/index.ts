@@ -1,3 +1,4 @@
+export { spillNpyStream } from '../fast/spill/index.js';
 export { fileError, ioError } from '../file/errors.js';
 export {
   type FileGatherMode,
@@ -27,16 +28,17 @@ export {
   type TensorStream,
   widenStream,
 } from '../file/tensor-stream.js';
+export { type NpyStreamOptions, openNpyStream } from './npy-stream.js';
+export { gatherFromPipe, type PipeGather } from './pipe-gather.js';
 export {
   MAX_STREAM_BYTES,
   type ReadStreamOptions,
   readStdin,
   readStream,
 } from './read.js';
-export { type NpyStreamOptions, openNpyStream, readDeclaredBytes } from './read-declared.js';
+export { readDeclaredBytes } from './read-declared.js';
 export { readNpyFile } from './read-npy-file.js';
 export { openSource } from './source.js';
-export { gatherFromPipe, type PipeGather, spillNpyStream } from './spill.js';
 export {
   type EncodedTensors,
   encodeTensors,
