@@ -108,8 +108,9 @@ export async function openDataInput(
     const stored = pickTensor(file, name);
     const ranged =
       stored.dtype !== undefined &&
-      // Over the network only the ranges a gather needs are fetched, however small the tensor.
-      (stored.nbytes >= minBytes || file.readMany !== undefined) &&
+      // Over the network only the ranges a gather needs are fetched, however small the tensor: a
+      // file read by batches of ranges (its readMany) is one whose every read is a round trip.
+      (stored.nbytes >= minBytes || 'readMany' in file) &&
       rangeReadable(stored);
     if (ranged) return { kind: 'file', file, stored };
     const tensor = await file.read(stored);

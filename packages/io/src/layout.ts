@@ -1,7 +1,15 @@
 // Byte-level layout conversions for readers of foreign files: byte order and Fortran order.
 // Elements move as bytes or same-width unsigned integers, never through JS floats, so NaN
 // payloads and every other bit pattern survive.
+import { type Dtype, dtypeSize, isStringDtype } from '@tensorops/core';
 import { copyElement, wordView, wordWidth } from '@tensorops/core/internal';
+
+/** Bytes per byte-swapped word: complex swaps each half, U each UTF-32 code unit, S nothing. */
+export function byteSwapUnit(dtype: Dtype): number {
+  if (isStringDtype(dtype)) return dtype[0] === 'U' ? 4 : 1;
+  if (dtype === 'complex64' || dtype === 'complex128') return dtypeSize(dtype) / 2;
+  return dtypeSize(dtype);
+}
 
 /** Reverses the bytes of every `unit`-byte word of `bytes`, in place. */
 export function swapBytesInPlace(bytes: Uint8Array, unit: number): void {

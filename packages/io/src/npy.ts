@@ -14,7 +14,7 @@ import {
   TensorOpsError,
 } from '@tensorops/core';
 import { checkBytes } from './bytes-input.js';
-import { fortranToC, swapBytesInPlace } from './layout.js';
+import { byteSwapUnit, fortranToC, swapBytesInPlace } from './layout.js';
 import { looksLike } from './looks-like.js';
 import { describe, type PyValue, parseNpyHeaderDict } from './npy-header.js';
 import { quote } from './text.js';
@@ -295,13 +295,6 @@ function alignmentOf(itemSize: number): number {
   return Math.min(8, itemSize & -itemSize) || 1;
 }
 
-/** Bytes per byte-swapped word: complex swaps each half, U each UTF-32 code unit, S nothing. */
-function swapUnit(dtype: Dtype): number {
-  if (isStringDtype(dtype)) return dtype[0] === 'U' ? 4 : 1;
-  if (dtype === 'complex64' || dtype === 'complex128') return dtypeSize(dtype) / 2;
-  return dtypeSize(dtype);
-}
-
 /**
  * Builds the tensor from a header and exactly `header.nbytes` data bytes: byte-swaps big-endian
  * data and transposes Fortran order into little-endian C order. The result may share memory with
@@ -314,7 +307,7 @@ export function npyDataToTensor(header: NpyHeader, data: Uint8Array): Tensor {
   }
   const itemSize = dtypeSize(header.dtype);
   const transpose = header.fortranOrder && header.shape.length >= 2 && header.nbytes > 0;
-  const swap = header.byteOrder === 'big' ? swapUnit(header.dtype) : 1;
+  const swap = header.byteOrder === 'big' ? byteSwapUnit(header.dtype) : 1;
   let out: Uint8Array;
   if (transpose) out = fortranToC(data, header.shape, itemSize);
   // new Uint8Array(typedArray) copies; Buffer#slice would not.

@@ -1,7 +1,7 @@
 import { setWasmKernelsEnabled } from '@tensorops/core/internal';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { blockMover } from '../src/wasm/blocks.js';
+import { blockMover } from '../src/fast/passes/block-mover.js';
 
 afterEach(() => setWasmKernelsEnabled(true));
 

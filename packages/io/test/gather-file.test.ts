@@ -5,6 +5,7 @@ import { createTensor, type Dtype, gather, type Tensor, tensorFrom } from '@tens
 import { setWasmKernelsEnabled } from '@tensorops/core/internal';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { Releasable } from '../src/file/capabilities.js';
 import { encodeNpy, encodeSafetensors } from '../src/index.js';
 import {
   collectStream,
@@ -115,7 +116,7 @@ function rand(seed: number): () => number {
  * position will be read again, a read reaching there fails the gather. Each release is pushed to
  * `released`.
  */
-function releasing(file: TensorFile, released: number[]): TensorFile {
+function releasing(file: TensorFile, released: number[]): TensorFile & Releasable {
   let from = Number.POSITIVE_INFINITY;
   return {
     ...file,

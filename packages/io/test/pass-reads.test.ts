@@ -1,8 +1,8 @@
 import { createTensor, planGather, tensorFrom } from '@tensorops/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { passReads, passReadsBound } from '../src/fast/passes/sizes.js';
 import type { RunContext } from '../src/file/gather-file/context.js';
-import { passReads, passReadsBound } from '../src/file/gather-file/passes.js';
 
 /** The fields of a run that the passes' read counts use; the others are never read by them. */
 function runOf(shape: number[], axis: number, ids: number[], chunkBytes: number): RunContext {

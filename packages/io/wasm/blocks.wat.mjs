@@ -1,4 +1,4 @@
-// The WebAssembly kernel of @tensorops/io's passes strategy (src/file/gather-file/passes.ts), as
+// The WebAssembly kernel of @tensorops/io's passes strategy (src/fast/passes/), as
 // WebAssembly text. `pnpm wat` writes the text to wasm/blocks.wat (committed);
 // scripts/build-wasm.mjs assembles that file into src/wasm/blocks-binary.ts at build time.
 //
@@ -6,11 +6,11 @@
 //   for slot in [from, to): i = order[slot] (int32), s = offsets[i] (float64) - base,
 //   d = i < split ? firstAt + i * blockBytes : secondAt + (i - split) * blockBytes,
 //   then the blockBytes bytes at s move to d (memory.copy, a memmove).
-// The same loop as passes.ts's moveBlocks, which calls TypedArray.copyWithin once per block: the
-// call costs more than a short block's copy (docs/performance.md). Scalar and bulk-memory
-// instructions only. The memory is imported, so that each run owns one sized to its buffers and
-// never grown: views of it (the chunks handed to the consumer) stay valid for the whole run.
-// All addresses are byte offsets into that memory; the caller keeps every block inside it.
+// The same loop as src/fast/passes/block-copies.ts's moveBlocks, which calls
+// TypedArray.copyWithin once per block: the call costs more than a short block's copy. Scalar and
+// bulk-memory instructions only. The memory is imported, so that each run owns one sized to its
+// buffers and never grown: views of it (the chunks handed to the consumer) stay valid for the
+// whole run. All addresses are byte offsets into that memory; the caller keeps every block inside it.
 
 export function blocksWat() {
   return `(module

@@ -4,6 +4,7 @@
 
 import { TensorOpsError } from '@tensorops/core';
 import { coalesceReads, type RangeRead } from '../remote/coalesce.js';
+import type { RangeBatchReader } from './capabilities.js';
 import type { ByteSource } from './source.js';
 
 /** Slices read at once by readMany. */
@@ -11,10 +12,7 @@ const CONCURRENCY = 8;
 /** Largest single slice when reads are merged. */
 const MAX_SLICE_BYTES = 16 << 20;
 
-class BlobSource implements ByteSource {
-  readonly fd = undefined;
-  readonly bytes = undefined;
-
+class BlobSource implements ByteSource, RangeBatchReader {
   constructor(
     readonly label: string,
     private readonly blob: Blob,

@@ -7,10 +7,12 @@
 // shards: lookups go through maps, never through a scan per entry.
 
 import { TensorOpsError } from '@tensorops/core';
+import type { RangeRead } from '../remote/coalesce.js';
 import { SAFETENSORS_MAX_HEADER_BYTES } from '../safetensors.js';
 import { parseShardIndex, type ShardIndex } from '../shard-index.js';
 import { quote } from '../text.js';
 import { mapBounded } from './bounded-map.js';
+import { canReadMany, type RangeBatchReader } from './capabilities.js';
 import { fileError } from './errors.js';
 import { safetensorsReader } from './safetensors-file.js';
 import { type ByteSource, readExactly } from './source.js';
@@ -34,18 +36,16 @@ interface Part {
 }
 
 /** The shards as one source. A read never spans two shards: every tensor lies within one. */
-class ConcatSource implements ByteSource {
-  readonly fd = undefined;
-  readonly bytes = undefined;
-
-  readonly readMany?: ByteSource['readMany'];
+class ConcatSource implements ByteSource, Partial<RangeBatchReader> {
+  /** Present when every shard has it: the shards' reads, each in one call of its shard's. */
+  readonly readMany?: RangeBatchReader['readMany'];
 
   constructor(
     readonly label: string,
     private readonly parts: readonly Part[],
     readonly size: number,
   ) {
-    if (parts.length > 0 && parts.every((p) => p.source.readMany !== undefined)) {
+    if (parts.length > 0 && parts.every((p) => canReadMany(p.source))) {
       this.readMany = (reads) => this.readManyRemote(reads);
     }
   }
@@ -63,10 +63,8 @@ class ConcatSource implements ByteSource {
   }
 
   /** Each shard's reads in one call of its own readMany, the shards concurrently. */
-  private async readManyRemote(
-    reads: readonly { position: number; target: Uint8Array }[],
-  ): Promise<void> {
-    const byPart = new Map<Part, { position: number; target: Uint8Array }[]>();
+  private async readManyRemote(reads: readonly RangeRead[]): Promise<void> {
+    const byPart = new Map<Part, RangeRead[]>();
     for (const r of reads) {
       const part = this.partOf(r.position) as Part;
       const list = byPart.get(part) ?? [];
@@ -75,7 +73,7 @@ class ConcatSource implements ByteSource {
     }
     await Promise.all(
       [...byPart].map(([part, list]) =>
-        (part.source.readMany as NonNullable<ByteSource['readMany']>)(list),
+        (part.source as ByteSource & RangeBatchReader).readMany(list),
       ),
     );
   }

@@ -1,38 +1,24 @@
 // Random access to the bytes of a tensor file, whatever holds them: a file handle (Node), a Blob,
-// a URL, or a buffer for inputs that cannot seek and for tests. Runtime-neutral.
+// a URL, or a buffer for inputs that cannot seek and for tests. Runtime-neutral. A source is only
+// what every source has; the abilities some have (reading many ranges at once, bytes held in
+// memory, freeing what is read) are the optional interfaces of capabilities.ts.
 
 import { TensorOpsError } from '@tensorops/core';
+import { type InMemoryBytes, rangeOf } from './capabilities.js';
 
 export interface ByteSource {
   /** Names the source in messages: the path as given. */
   readonly label: string;
   readonly size: number;
-  /** The file descriptor of a file source (yauzl reads the zip directory through it). */
-  readonly fd: number | undefined;
-  /** The bytes of a buffer source. */
-  readonly bytes: Uint8Array | undefined;
   /** Fills `target` from `position` on; returns the bytes read (fewer only at the end). */
   read(target: Uint8Array, position: number): Promise<number>;
-  /**
-   * Remote sources: fills many ranges (each within the source) at once, merging them into few
-   * requests. Its presence says that every read is a round trip (a request, a Blob slice), so
-   * executors read only what they need, never whole regions.
-   */
-  readMany?(reads: readonly { position: number; target: Uint8Array }[]): Promise<void>;
-  /**
-   * Says that no byte at or after `position` will be read again. A temp copy frees them, so that
-   * what the run writes next reuses that memory; absent where there is nothing to free.
-   */
-  release?(position: number): void;
   close(): Promise<void>;
 }
 
-class BufferSource implements ByteSource {
-  readonly fd = undefined;
-
+class BufferSource implements ByteSource, InMemoryBytes {
   constructor(
     readonly label: string,
-    readonly bytes: Uint8Array,
+    private readonly bytes: Uint8Array,
   ) {}
 
   get size(): number {
@@ -46,6 +32,10 @@ class BufferSource implements ByteSource {
     );
     target.set(part);
     return part.length;
+  }
+
+  bytesInMemory(position: number, length: number): Uint8Array | undefined {
+    return rangeOf(this.bytes, position, length);
   }
 
   async close(): Promise<void> {}

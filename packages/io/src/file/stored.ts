@@ -4,9 +4,17 @@
 
 import { type Dtype, dtypeSize, type Shape, type Tensor, TensorOpsError } from '@tensorops/core';
 import type { TensorFormat } from '../convert.js';
-import { swapBytesInPlace } from '../layout.js';
+import { byteSwapUnit, swapBytesInPlace } from '../layout.js';
 import type { NpyByteOrder } from '../npy.js';
 import { quote } from '../text.js';
+import {
+  canReadMany,
+  canRelease,
+  holdsBytes,
+  type InMemoryBytes,
+  type RangeBatchReader,
+  type Releasable,
+} from './capabilities.js';
 import { fileError } from './errors.js';
 import type { ByteSource } from './source.js';
 import type { TensorStream } from './tensor-stream.js';
@@ -85,31 +93,15 @@ export interface TensorFile {
   stream(t: StoredTensor): TensorStream;
   /** Raw bytes at an absolute offset, for executors that read only what they need. */
   readAt(target: Uint8Array, position: number): Promise<number>;
-  /**
-   * The `length` bytes at an absolute offset without a copy, when the file is held in memory
-   * (opened from bytes); undefined for a file on disk or a range past the end.
-   */
-  bytesInMemory(position: number, length: number): Uint8Array | undefined;
-  /**
-   * Present for files read over the network: fills many ranges at once (merged into few
-   * requests); executors should then read only what they need, never whole regions.
-   */
-  readMany?(reads: readonly { position: number; target: Uint8Array }[]): Promise<void>;
-  /** Present for a temp copy: no byte at or after `position` will be read again (ByteSource). */
-  release?(position: number): void;
   close(): Promise<void>;
 }
 
 /** Chunk size for streaming reads: large enough for sequential throughput, small for memory. */
 export const STREAM_CHUNK_BYTES = 8 << 20;
 
-/** Bytes per swapped word (complex swaps halves, U strings UTF-32 units; 1 = no swap). */
+/** Bytes per word to swap to read the tensor as little-endian (1: no swap). */
 export function swapUnitOf(t: StoredTensor, dtype: Dtype): number {
-  if (t.byteOrder !== 'big') return 1;
-  if (dtype[0] === 'U') return 4;
-  if (dtype[0] === 'S') return 1;
-  if (dtype === 'complex64' || dtype === 'complex128') return dtypeSize(dtype) / 2;
-  return dtypeSize(dtype);
+  return t.byteOrder === 'big' ? byteSwapUnit(dtype) : 1;
 }
 
 /**
@@ -150,7 +142,10 @@ export function loadableDtype(t: StoredTensor): Dtype {
   );
 }
 
-/** Wraps a format reader into the public TensorFile: name lookup, streams, path-prefixed errors. */
+/**
+ * Wraps a format reader into the public TensorFile: name lookup, streams, path-prefixed errors.
+ * The file has the capabilities its source has (see withCapabilitiesOf).
+ */
 export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile {
   const path = source.label;
   const file: TensorFile = {
@@ -229,25 +224,28 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
     readAt(target, position) {
       return source.read(target, position);
     },
-    bytesInMemory(position, length) {
-      const { bytes } = source;
-      if (bytes === undefined || position < 0 || position + length > bytes.length) return undefined;
-      return bytes.subarray(position, position + length);
-    },
-    ...(source.readMany === undefined
-      ? {}
-      : { readMany: (reads) => (source.readMany as NonNullable<typeof source.readMany>)(reads) }),
-    ...(source.release === undefined
-      ? {}
-      : {
-          release: (position) => (source.release as NonNullable<typeof source.release>)(position),
-        }),
+    ...withCapabilitiesOf(source),
     async close() {
       await reader.close();
       await source.close();
     },
   };
   return file;
+}
+
+/**
+ * The capabilities of `source` that a file over it passes on, calling the source. A file always
+ * answers bytesInMemory (undefined where its source holds nothing in memory).
+ */
+function withCapabilitiesOf(
+  source: ByteSource,
+): InMemoryBytes & Partial<RangeBatchReader & Releasable> {
+  return {
+    bytesInMemory: (position, length) =>
+      holdsBytes(source) ? source.bytesInMemory(position, length) : undefined,
+    ...(canReadMany(source) ? { readMany: (reads) => source.readMany(reads) } : {}),
+    ...(canRelease(source) ? { release: (position) => source.release(position) } : {}),
+  };
 }
 
 async function* rangedChunks(

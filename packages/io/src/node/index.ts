@@ -22,14 +22,15 @@ export {
   type TensorStream,
   widenStream,
 } from '../file/tensor-stream.js';
+export { type NpyStreamOptions, openNpyStream } from './npy-stream.js';
+export { gatherFromPipe, type PipeGather } from './pipe-gather.js';
 export {
   type ReadStreamOptions,
   readStdin,
   readStream,
 } from './read.js';
-export { type NpyStreamOptions, openNpyStream, readDeclaredBytes } from './read-declared.js';
+export { readDeclaredBytes } from './read-declared.js';
 export { readNpyFile } from './read-npy-file.js';
-export { gatherFromPipe, type PipeGather } from './spill.js';
 export {
   inspectTensorFile,
   type NamedTensorData,

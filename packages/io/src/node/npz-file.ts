@@ -6,6 +6,7 @@
 
 import type { Readable } from 'node:stream';
 import type { Entry, ZipFile } from 'yauzl';
+import { hasDescriptor, holdsBytes } from '../file/capabilities.js';
 import { beyondDeclared, npzReaderOf, type ZipMember, zipError } from '../file/npz-file.js';
 import { type ByteSource, readExactly } from '../file/source.js';
 import type { FormatReader } from '../file/stored.js';
@@ -34,15 +35,15 @@ async function openZip(yauzl: typeof import('yauzl'), source: ByteSource): Promi
     validateEntrySizes: true,
   };
   try {
-    if (source.fd !== undefined) return await yauzl.fromFdPromise(source.fd, options);
-    if (source.bytes === undefined) {
+    if (hasDescriptor(source)) return await yauzl.fromFdPromise(source.fd, options);
+    const bytes = holdsBytes(source) ? source.bytesInMemory(0, source.size) : undefined;
+    if (bytes === undefined) {
       return await yauzl.fromRandomAccessReaderPromise(
         sourceReader(yauzl, source),
         source.size,
         options,
       );
     }
-    const bytes = source.bytes;
     return await yauzl.fromBufferPromise(
       Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
       options,

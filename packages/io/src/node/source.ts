@@ -2,13 +2,13 @@
 // pipe or device read as far as its header declares.
 
 import type { TensorFormat } from '../convert.js';
+import type { FileDescriptor } from '../file/capabilities.js';
 import { type ByteSource, bufferSource } from '../file/source.js';
 import { closeFd, fstatFd, openFd } from './fs-calls.js';
 import { readInto } from './read.js';
 import { readDeclaredFromDescriptor } from './read-declared.js';
 
-class FileSource implements ByteSource {
-  readonly bytes = undefined;
+class FileSource implements ByteSource, FileDescriptor {
   private closed = false;
 
   constructor(

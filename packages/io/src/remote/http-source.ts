@@ -27,6 +27,7 @@
 //   and a URL's `user:password` are handled before any request (request-headers.ts).
 
 import { TensorOpsError } from '@tensorops/core';
+import { rangeOf } from '../file/capabilities.js';
 import { coalesceReads, type RangeRead } from './coalesce.js';
 import { fetchFollowingRedirects } from './redirects.js';
 import { callerRequest } from './request-headers.js';
@@ -145,7 +146,8 @@ const RETRYABLE_CODES = new Set([
 /** Why a try was cut by this source: too long without data, past its deadline, or `signal`. */
 type Cut = 'idle' | 'deadline' | 'signal';
 
-function ioError(message: string, cause?: unknown): TensorOpsError {
+/** An E_IO error with a message already whole (the URL as printed and why). */
+function httpError(message: string, cause?: unknown): TensorOpsError {
   return new TensorOpsError('E_IO', message, cause === undefined ? undefined : { cause });
 }
 
@@ -189,7 +191,6 @@ function isStrongEtag(etag: string | null): etag is string {
 
 /** A file on an HTTP(S) server, as a random-access byte source. Open with {@link openHttpSource}. */
 export class HttpSource {
-  readonly fd = undefined;
   /** The whole file, when a server that ignores Range sent it (at most `maxDownload` bytes). */
   bytes: Uint8Array | undefined = undefined;
   size = 0;
@@ -232,6 +233,11 @@ export class HttpSource {
     return this;
   }
 
+  /** The whole file's bytes, held only when a server that ignores Range sent all of it. */
+  bytesInMemory(position: number, length: number): Uint8Array | undefined {
+    return rangeOf(this.bytes, position, length);
+  }
+
   /** Fills `target` from `position` on; returns the bytes read (fewer only at the end). */
   async read(target: Uint8Array, position: number): Promise<number> {
     const length = Math.max(0, Math.min(target.length, this.size - position));
@@ -250,7 +256,7 @@ export class HttpSource {
     for (const r of reads) {
       const end = r.position + r.target.length;
       if (end > this.size) {
-        throw ioError(`${this.label}: read past the end: bytes up to ${end} of ${this.size}`);
+        throw httpError(`${this.label}: read past the end: bytes up to ${end} of ${this.size}`);
       }
       if (end <= this.prefix.length) r.target.set(this.prefix.subarray(r.position, end));
       else remote.push(r);
@@ -297,7 +303,7 @@ export class HttpSource {
         const wait = Math.max(backoff, error.retryAfterMs ?? 0);
         if (error.final || Date.now() + wait >= deadline) {
           const tries = `${attempt} ${attempt === 1 ? 'try' : 'tries'}`;
-          throw ioError(
+          throw httpError(
             `${this.label}: ${error.message} (gave up after ${tries} in ${seconds(Date.now() - started)}; the retryMs option allows more time)`,
           );
         }
@@ -370,7 +376,7 @@ export class HttpSource {
           if (done) break;
           idle();
           if (received + value.length > body.length) {
-            throw ioError(
+            throw httpError(
               `${this.label}: the server sent more than the ${body.length} bytes of ${range}`,
             );
           }
@@ -401,7 +407,7 @@ export class HttpSource {
   private tryFailure(cause: unknown, cut: Cut | undefined): Error {
     if (cut === 'signal') {
       const timedOut = (this.options.signal?.reason as Error | undefined)?.name === 'TimeoutError';
-      return ioError(
+      return httpError(
         `${this.label}: ${timedOut ? 'the time allowed for all requests ran out' : 'the read was cancelled'} (the signal option)`,
       );
     }
@@ -414,7 +420,7 @@ export class HttpSource {
     const reason = `connection failed (${code ?? innermostMessage(cause)})`;
     return code !== undefined && RETRYABLE_CODES.has(code)
       ? new Transient(reason)
-      : ioError(`${this.label}: ${reason}`, cause);
+      : httpError(`${this.label}: ${reason}`, cause);
   }
 
   /** The body length of a response {@link checkResponse} accepted. */
@@ -436,7 +442,7 @@ export class HttpSource {
     if (s === 408 || s === 429 || s >= 500) {
       return new Transient(`HTTP ${s}`, retryAfter(res.headers.get('retry-after')));
     }
-    const changed = ioError(
+    const changed = httpError(
       `${this.label}: the file changed on the server while it was being read (HTTP ${s} to a request conditional on the first response's ${isStrongEtag(this.etag) ? 'ETag' : 'Last-Modified'}); run the command again`,
     );
     if (s === 412) return changed;
@@ -446,7 +452,7 @@ export class HttpSource {
       const max = this.options.maxDownload;
       // Without a Content-Length the body could be anything: only a declared size is taken.
       if (first && Number.isSafeInteger(declared) && declared <= max) return undefined;
-      return ioError(
+      return httpError(
         `${this.label}: the server ignores Range requests (HTTP 200 to a ranged request)${Number.isSafeInteger(declared) ? ` and the file is ${declared} bytes` : ''}; allow downloading it whole with maxDownload: ${Number.isSafeInteger(declared) ? declared : 'BYTES'} (now ${max})`,
       );
     }
@@ -456,18 +462,18 @@ export class HttpSource {
     }
     if (s !== 206) {
       const hint = s === 401 || s === 403 ? ' (send credentials in the headers option)' : '';
-      return ioError(`${this.label}: HTTP ${s} ${res.statusText}${hint}`);
+      return httpError(`${this.label}: HTTP ${s} ${res.statusText}${hint}`);
     }
     const range = parseContentRange(res.headers.get('content-range'));
     if (range === undefined || range.start === undefined) {
-      return ioError(
+      return httpError(
         `${this.label}: a 206 answer without a valid Content-Range (a server on another origin must expose it: Access-Control-Expose-Headers)`,
       );
     }
     const wantEnd = first ? Math.min(start + length, range.total) : start + length;
     if (!first && (range.total !== this.size || !this.sameValidators(res.headers))) return changed;
     if (range.start !== start || range.end !== wantEnd) {
-      return ioError(
+      return httpError(
         `${this.label}: asked for bytes ${start}-${start + length - 1}, the server sent ${range.start}-${(range.end as number) - 1}`,
       );
     }

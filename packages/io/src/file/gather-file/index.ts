@@ -2,11 +2,13 @@
 // output in bounded chunks, so that memory scales with the output, not with the input (10 000
 // rows of a 100 GB embedding table cost what they cost from a 100 kB one). Core plans (shape,
 // decoded positions, the 4-D view [batch, outer, axisSize, blockBytes]) and copies; the modules
-// of this folder move bytes between the file and core's kernel, by one of four strategies
-// (ranged.ts, scan.ts, sweep.ts, passes.ts) that pick-mode.ts chooses between.
+// of this folder move bytes between the file and core's kernel. The reference strategy is
+// ranged.ts, which works for every file; the one call to ../../fast/ asks whether a faster
+// strategy may serve the gather instead.
 
 import { dtypeSize, type GatherOptions, gather, planGather, type Tensor } from '@tensorops/core';
 import { ZERO_FILL } from '@tensorops/core/internal';
+import { type FastMode, fasterGather } from '../../fast/index.js';
 import {
   loadableDtype,
   rangeReadable,
@@ -17,13 +19,10 @@ import {
 import type { ChunkOptions, TensorStream } from '../tensor-stream.js';
 import type { RunContext } from './context.js';
 import { ahead } from './output-chunks.js';
-import { passesGather } from './passes.js';
-import { type FileGatherMode, pickMode } from './pick-mode.js';
 import { rangedGather } from './ranged.js';
-import { scanGather } from './scan.js';
-import { sweepGather } from './sweep.js';
 
-export type { FileGatherMode } from './pick-mode.js';
+/** How a file gather runs: the reference ranged gather, or one of the faster strategies. */
+export type FileGatherMode = 'ranged' | FastMode;
 
 /** The output stream, and how it is produced ('loaded': the tensor is not rangeable, read whole). */
 export interface FileGatherStream extends TensorStream {
@@ -95,13 +94,11 @@ export function gatherFromFile(
     nbytes,
     zeroFill: plan.positions.includes(ZERO_FILL),
   };
-  const mode = options.mode === undefined || options.mode === 'auto' ? pickMode(ctx) : options.mode;
-  const run = { ranged: rangedGather, scan: scanGather, sweep: sweepGather, passes: passesGather }[
-    mode
-  ];
+  const faster = options.mode === 'ranged' ? undefined : fasterGather(ctx, options.mode ?? 'auto');
+  const run = faster?.run ?? rangedGather;
   return {
     ...base,
-    mode,
+    mode: faster?.mode ?? 'ranged',
     chunks: (chunkOptions?: ChunkOptions) => ahead(run(ctx, chunkOptions)),
   };
 }

@@ -2,6 +2,7 @@
 
 import { TensorOpsError } from '@tensorops/core';
 import { quote } from '../../text.js';
+import { canReadMany } from '../capabilities.js';
 import { fileError } from '../errors.js';
 import type { RunContext } from './context.js';
 
@@ -11,10 +12,11 @@ export interface PendingRead {
 }
 
 export async function runReads(ctx: RunContext, reads: PendingRead[]): Promise<void> {
-  if (ctx.file.readMany !== undefined) {
+  const { file } = ctx;
+  if (canReadMany(file)) {
     // Over the network: one call, which merges neighbouring ranges into few requests.
     try {
-      return await ctx.file.readMany(reads);
+      return await file.readMany(reads);
     } catch (cause) {
       throw fileError(ctx.file.path, 'read', cause);
     }

@@ -18,7 +18,7 @@ import type { NpyHeader } from '../../npy.js';
 import { npyStoredTensor } from '../npy-file.js';
 import { rangeReadable, swapUnitOf } from '../stored.js';
 import type { TensorStream } from '../tensor-stream.js';
-import { bucketBySpan, sourceOffset } from './sweep.js';
+import { bucketBySpan, sourceOffset } from './span-buckets.js';
 
 /** A .npy on a stream: its header, read from the first bytes, then its data as asked for. */
 export interface NpyOnStream {
@@ -32,13 +32,6 @@ export interface NpyOnStream {
    * fewer only where the stream (or the declared data) ends.
    */
   read(target: Uint8Array): Promise<number>;
-  /**
-   * Where the stream can: copies the rest of the declared data to descriptor `fd` (a file open
-   * for writing, at its offset) faster than read() in a loop; resolves to the bytes copied (fewer
-   * only where the stream ends), rejects with a CopyFailure. A copy thread publishes its progress
-   * in `progress` as it goes (node/pipe-copy.ts's CopyProgress), for a reader of `fd`'s file.
-   */
-  copyTo?(fd: number, progress?: SharedArrayBuffer): Promise<number>;
   /** All the declared data (one allocation of the declared size) as a tensor. */
   readTensor(): Promise<Tensor>;
   /** Stops reading: what follows is never read. */

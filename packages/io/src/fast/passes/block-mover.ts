@@ -1,10 +1,10 @@
-// io's WebAssembly kernel (wasm/blocks.wat): the passes strategy's block moves, loaded through
-// core's loader with a memory of its own per run. Optional like every kernel of tensorops: where
-// WebAssembly is missing, refused or turned off, passes.ts moves the blocks in JavaScript, to the
-// same bytes.
+// io's WebAssembly kernel (packages/io/wasm/blocks.wat): the passes strategy's block moves,
+// loaded through core's loader with a memory of its own per run. Optional like every kernel of
+// tensorops: where WebAssembly is missing, refused or turned off, block-copies.ts moves the blocks
+// in JavaScript, to the same bytes.
 
 import { wasmWithOwnMemory } from '@tensorops/core/internal';
-import { BLOCKS_WASM } from './blocks-binary.js';
+import { BLOCKS_WASM } from '../../wasm/blocks-binary.js';
 
 /**
  * For slot in [from, to): block i = order[slot] (int32 at `order + 4 * slot`) moves from

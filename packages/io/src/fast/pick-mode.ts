@@ -1,10 +1,11 @@
 // Which strategy runs a file gather: the cheapest by estimated cost among those whose memory fits
-// a budget. Costs are in bytes of sequential reading from the page cache: one read call counts as
-// READ_COST_BYTES, and a byte of fresh memory (first touch: a page fault and zeroing) as
-// FRESH_BYTE_COST bytes, measured in docs/performance.md.
+// a budget, the reference ranged gather among them. Costs are in bytes of sequential reading from
+// the page cache: one read call counts as READ_COST_BYTES, and a byte of fresh memory (first
+// touch: a page fault and zeroing) as FRESH_BYTE_COST bytes.
 
 import { ZERO_FILL } from '@tensorops/core/internal';
-import type { RunContext } from './context.js';
+import { canReadMany, holdsBytes } from '../file/capabilities.js';
+import type { RunContext } from '../file/gather-file/context.js';
 import {
   CHUNKS_PER_PASS,
   PASS_CHUNK_SCALE,
@@ -12,11 +13,11 @@ import {
   passReadsBound,
   passSizes,
   RING,
-} from './passes.js';
+} from './passes/sizes.js';
 import { sweepWindows } from './sweep.js';
 
-/** How a file gather runs: see ranged.ts, scan.ts, sweep.ts and passes.ts. */
-export type FileGatherMode = 'ranged' | 'scan' | 'sweep' | 'passes';
+/** The strategies that may serve a file gather faster than the ranged one. */
+export type FastMode = 'scan' | 'sweep' | 'passes';
 
 /** What one read call costs, in bytes of sequential reading (syscall + seek, page cache or SSD). */
 const READ_COST_BYTES = 32 << 10;
@@ -36,21 +37,25 @@ export function spillPays(dataBytes: number, outBytes: number, chunkBytes: numbe
   return dataBytes * (1 + passes) < FRESH_BYTE_COST * outBytes;
 }
 
-/** The cheapest strategy that fits in memory, by estimated cost (see the header). */
-export function pickMode(ctx: RunContext): FileGatherMode {
+/**
+ * The cheapest strategy that fits in memory, by estimated cost (see the header); undefined where
+ * that is the ranged gather.
+ */
+export function pickMode(ctx: RunContext): FastMode | undefined {
   const { batch, outer, axisSize, blockBytes } = ctx.plan;
   const regionBytes = axisSize * blockBytes;
   // Over the network every byte costs: only the ranges the output needs are fetched.
-  if (regionBytes === 0 || ctx.file.readMany !== undefined) return 'ranged';
+  if (regionBytes === 0 || canReadMany(ctx.file)) return undefined;
   const budget = scanBudget();
   const chunk = Math.min(ctx.chunkBytes, ctx.nbytes);
   // Every strategy copies the output once; what differs is what is read and what is held fresh.
-  let best: FileGatherMode = 'ranged';
+  let best: FastMode | undefined;
   let bestCost = countReads(ctx) * outer * READ_COST_BYTES + FRESH_BYTE_COST * 2 * chunk;
   // A scan holds one whole region (row of the 4-D view) in memory at least, unless the file is
   // already in memory, when it gathers in place.
   const inMemory =
     ctx.swapUnit === 1 &&
+    holdsBytes(ctx.file) &&
     ctx.file.bytesInMemory(ctx.offset, batch * outer * regionBytes) !== undefined;
   const scanHeld = inMemory ? 0 : Math.max(regionBytes, chunk);
   const scanCost = batch * outer * regionBytes + FRESH_BYTE_COST * (scanHeld + 2 * chunk);
@@ -75,8 +80,8 @@ export function pickMode(ctx: RunContext): FileGatherMode {
     (onePass || batch * outer * regionBytes <= budget) &&
     FRESH_BYTE_COST * passHeld < bestCost
   ) {
-    // Counting the reads walks every position (15 ms for 10^6); a bound on them that wins against
-    // every other strategy settles the choice as the count would.
+    // Counting the reads walks every position; a bound on them that wins against every other
+    // strategy settles the choice as the count would, without that walk.
     const heldCost = FRESH_BYTE_COST * passHeld;
     const boundCost = passReadsBound(ctx) * passes.windowBytes + heldCost;
     const passesCost =

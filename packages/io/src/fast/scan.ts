@@ -4,11 +4,12 @@
 
 import { runGatherPlan } from '@tensorops/core';
 import { ZERO_FILL } from '@tensorops/core/internal';
-import { swapBytesInPlace } from '../../layout.js';
-import type { ChunkOptions } from '../tensor-stream.js';
-import type { RunContext } from './context.js';
-import { chunkAllocator } from './output-chunks.js';
-import { piecesOf, runReads } from './reads.js';
+import { holdsBytes } from '../file/capabilities.js';
+import type { RunContext } from '../file/gather-file/context.js';
+import { chunkAllocator } from '../file/gather-file/output-chunks.js';
+import { piecesOf, runReads } from '../file/gather-file/reads.js';
+import type { ChunkOptions } from '../file/tensor-stream.js';
+import { swapBytesInPlace } from '../layout.js';
 
 export async function* scanGather(
   ctx: RunContext,
@@ -22,7 +23,9 @@ export async function* scanGather(
   // A file held in memory is gathered from in place (its bytes need no swap); one on disk is read
   // a window of regions at a time into one buffer.
   const inMemory =
-    ctx.swapUnit === 1 ? ctx.file.bytesInMemory(ctx.offset, regions * regionBytes) : undefined;
+    ctx.swapUnit === 1 && holdsBytes(ctx.file)
+      ? ctx.file.bytesInMemory(ctx.offset, regions * regionBytes)
+      : undefined;
   const window =
     inMemory === undefined ? Math.max(1, Math.floor(ctx.chunkBytes / regionBytes)) : regions;
   const scan = inMemory ?? new Uint8Array(Math.min(window, regions) * regionBytes);

@@ -1,0 +1,69 @@
+// The sizes of a passes run (its output chunks and source windows, from the context's chunk size)
+// and how many windows it reads, counted and bounded, for the cost model.
+
+import { ZERO_FILL } from '@tensorops/core/internal';
+import type { RunContext } from '../../file/gather-file/context.js';
+import { sourceOffsets } from './source-offsets.js';
+
+/** A pass's output chunk is this many times the context's chunk size. */
+export const PASS_CHUNK_SCALE = 4;
+/** Output chunks a pass fills with reused chunks, reading the source once for both (ChunkPair). */
+export const CHUNKS_PER_PASS = 2;
+/** Reused output chunks, taking turns: those a pass fills, and the one the consumer may hold. */
+export const RING = CHUNKS_PER_PASS + 1;
+
+/** A pass's output chunk and source window, derived from the context's output chunk size. */
+export function passSizes(ctx: RunContext): { chunkBlocks: number; windowBytes: number } {
+  const { blockBytes } = ctx.plan;
+  const chunkBlocks = Math.max(1, Math.floor((PASS_CHUNK_SCALE * ctx.chunkBytes) / blockBytes));
+  const item = Math.max(ctx.swapUnit, 1);
+  // A multiple of the swap unit, so that each window starts on a whole element to swap.
+  const windowBytes = Math.max(item, Math.floor(ctx.chunkBytes / 2 / item) * item);
+  return { chunkBlocks, windowBytes };
+}
+
+/**
+ * How many source windows a passes run reads, in all, each pass filling CHUNKS_PER_PASS chunks
+ * (for the cost model).
+ */
+export function passReads(ctx: RunContext): number {
+  const { chunkBlocks, windowBytes } = passSizes(ctx);
+  const blocks = ctx.nbytes / ctx.plan.blockBytes;
+  const span = CHUNKS_PER_PASS * chunkBlocks;
+  const offsets = new Float64Array(Math.min(span, blocks));
+  const seen = new Float64Array(Math.ceil(sourceBytes(ctx) / windowBytes)).fill(-1);
+  let reads = 0;
+  for (let first = 0; first < blocks; first += span) {
+    const count = Math.min(span, blocks - first);
+    sourceOffsets(ctx, first, offsets, count);
+    for (let i = 0; i < count; i++) {
+      const at = offsets[i] as number;
+      if (at === ZERO_FILL) continue;
+      const win = Math.floor(at / windowBytes);
+      if (seen[win] !== first) {
+        seen[win] = first;
+        reads++;
+      }
+    }
+  }
+  return reads;
+}
+
+/**
+ * At least passReads(ctx), without walking the positions: every pass reads each window at most
+ * once, and no more windows than it has blocks.
+ */
+export function passReadsBound(ctx: RunContext): number {
+  const { chunkBlocks, windowBytes } = passSizes(ctx);
+  const blocks = ctx.nbytes / ctx.plan.blockBytes;
+  const span = CHUNKS_PER_PASS * chunkBlocks;
+  const windows = Math.ceil(sourceBytes(ctx) / windowBytes);
+  const full = Math.floor(blocks / span);
+  return full * Math.min(windows, span) + Math.min(windows, blocks - full * span);
+}
+
+/** Bytes of the tensor's source: every row of the plan's 4-D view. */
+export function sourceBytes(ctx: RunContext): number {
+  const { batch, outer, axisSize, blockBytes } = ctx.plan;
+  return batch * outer * axisSize * blockBytes;
+}
