@@ -21,7 +21,7 @@
 // everything else to the real string-width.
 import { rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -154,7 +154,12 @@ const shared = {
 const uiThroughLauncher = {
   name: 'ui-through-launcher',
   setup(b) {
-    b.onResolve({ filter: /^\.\/ui\/render\.js$/ }, () => ({ path: './ui.mjs', external: true }));
+    const render = resolve('dist/ui/render.js');
+    b.onResolve({ filter: /render\.js$/ }, (args) =>
+      resolve(args.resolveDir, args.path) === render
+        ? { path: './ui.mjs', external: true }
+        : undefined,
+    );
   },
 };
 
@@ -192,7 +197,7 @@ for (const stale of [
   rmSync(stale, { recursive: true, force: true });
 await build({
   ...shared,
-  entryPoints: { tensorops: 'dist/launch.js' },
+  entryPoints: { tensorops: 'dist/launch/launch.js' },
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
@@ -203,11 +208,11 @@ await build({
 });
 await build({
   ...shared,
-  entryPoints: { 'tensorops-main': 'dist/bin.js' },
+  entryPoints: { 'tensorops-main': 'dist/launch/bin.js' },
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
-  // The version is read from package.json next to dist/, as the unbundled main.js does.
+  // The version is read from package.json next to dist/: import.meta.url is the bundle file.
   define: { 'import.meta.url': '__tensoropsMainUrl' },
   // The file is one function expression, CommonJS' module parameters plus loadUI, so the launcher
   // compiles the file as it is on disk (a wrapper added at run time would copy all of it once

@@ -13,7 +13,7 @@ import {
 import { join } from 'node:path';
 import { encodeNpyHeader } from '@tensorops/io';
 import { describe, expect, it } from 'vitest';
-import { DATA_BYTES, hugePagesWork, INDEX_BYTES, isLargeGather } from '../src/huge-pages.js';
+import { DATA_BYTES, hugePagesWork, INDEX_BYTES, isLargeGather } from '../src/launch/huge-pages.js';
 import { BIN, REPO, tempDir, tensorops } from './helpers.js';
 
 const DATA = join(REPO, 'fixtures/cli/data.npy');

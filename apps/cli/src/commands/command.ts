@@ -2,8 +2,8 @@ import type { Tensor } from '@tensorops/core';
 import type { BeamSequences } from '@tensorops/gather-tree';
 import type { TensorStream } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
-import type { CliIO } from '../cli-io.js';
-import type { InspectReport } from '../inspect-report.js';
+import type { InspectReport } from '../output/inspect-report.js';
+import type { CliIO } from '../run/cli-io.js';
 
 /** An output tensor by name (undefined: the sink picks one), its data streamed. */
 export interface OutputEntry {

@@ -5,11 +5,11 @@ import {
   streamOfTensor,
   type TensorFile,
 } from '@tensorops/io/node';
-import { isStdio, usageError } from '../args.js';
+import { isStdio, usageError } from '../args/args.js';
 import { chooseFormat } from '../format/output-format.js';
-import { loadTensor } from '../inputs.js';
-import { openOptions } from '../remote.js';
-import { namesHint, pickTensor } from '../tensor-names.js';
+import { loadTensor } from '../input/inputs.js';
+import { openOptions } from '../input/remote.js';
+import { namesHint, pickTensor } from '../input/tensor-names.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const convertCommand: CommandSpec = {

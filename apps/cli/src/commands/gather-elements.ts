@@ -1,6 +1,6 @@
 import { gatherElements } from '@tensorops/core';
-import { choiceOption, integerFlag, integerOption } from '../args.js';
-import { loadDataAndIndices, withIndexOperand } from '../index-inputs.js';
+import { choiceOption, integerFlag, integerOption } from '../args/args.js';
+import { loadDataAndIndices, withIndexOperand } from '../input/index-inputs.js';
 import { type CommandSpec, examples } from './command.js';
 import { OOB_MODES, withOob } from './gather.js';
 

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
-import { usageError } from '../args.js';
-import { loadIndices } from '../index-inputs.js';
-import { loadInputs } from '../inputs.js';
+import { usageError } from '../args/args.js';
+import { loadIndices } from '../input/index-inputs.js';
+import { loadInputs } from '../input/inputs.js';
 import { type CommandSpec, examples, type ParsedArgs } from './command.js';
 
 /** Loaded on use: the bundle keeps it out of the start-up path of every other command. */

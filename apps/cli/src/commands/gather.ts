@@ -1,9 +1,9 @@
 import { gather, type OobMode } from '@tensorops/core';
 import { gatherFromFile, gatherFromPipe, type TensorStream } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
-import { choiceOption, integerFlag, integerOption } from '../args.js';
-import { checkStdinOnce, loadIndexOperand, withIndexOperand } from '../index-inputs.js';
-import { openDataInput } from '../inputs.js';
+import { choiceOption, integerFlag, integerOption } from '../args/args.js';
+import { checkStdinOnce, loadIndexOperand, withIndexOperand } from '../input/index-inputs.js';
+import { openDataInput } from '../input/inputs.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const OOB_MODES: readonly OobMode[] = ['error', 'zero'];

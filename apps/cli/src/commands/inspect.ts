@@ -1,13 +1,13 @@
 import { TensorOpsError } from '@tensorops/core';
 import { openTensorFile, resolveTensorRefOnDisk, type StoredTensor } from '@tensorops/io/node';
-import { choiceOption, isStdio, usageError } from '../args.js';
-import type { CliIO } from '../cli-io.js';
-import { describeTensor, type InspectReport } from '../inspect-report.js';
-import { nameMatcher } from '../name-glob.js';
-import { openOptions } from '../remote.js';
-import { pickTensor } from '../tensor-names.js';
+import { choiceOption, isStdio, usageError } from '../args/args.js';
+import { nameMatcher } from '../input/name-glob.js';
+import { openOptions } from '../input/remote.js';
+import { pickTensor } from '../input/tensor-names.js';
+import { verifyTensor } from '../input/verify.js';
+import { describeTensor, type InspectReport } from '../output/inspect-report.js';
+import type { CliIO } from '../run/cli-io.js';
 import { printable } from '../ui/layout.js';
-import { verifyTensor } from '../verify.js';
 import { type CommandSpec, examples, type ParsedArgs } from './command.js';
 
 const SORT_ORDERS = ['file', 'name', 'offset'] as const;

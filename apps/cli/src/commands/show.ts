@@ -6,10 +6,10 @@ import {
   type TensorFile,
   type TensorStream,
 } from '@tensorops/io/node';
-import { integerOption, isStdio, usageError } from '../args.js';
-import { loadTensor } from '../inputs.js';
-import { openOptions } from '../remote.js';
-import { pickTensor } from '../tensor-names.js';
+import { integerOption, isStdio, usageError } from '../args/args.js';
+import { loadTensor } from '../input/inputs.js';
+import { openOptions } from '../input/remote.js';
+import { pickTensor } from '../input/tensor-names.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const showCommand: CommandSpec = {

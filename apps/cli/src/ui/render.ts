@@ -3,7 +3,7 @@
 // environment before chalk (inside Ink) reads it: chalk ignores NO_COLOR and decides its colour
 // level once, when it is first imported.
 import type { Tensor } from '@tensorops/core';
-import { type CliStream, writeAll } from '../cli-io.js';
+import { type CliStream, writeAll } from '../run/cli-io.js';
 import { resolveColumns } from './layout.js';
 import type { TensorEntry } from './tensor-table.js';
 

@@ -8,8 +8,8 @@ import {
   type StoredTensor,
   type TensorFile,
 } from '@tensorops/io/node';
-import { isStdio, usageError } from './args.js';
-import type { CliIO } from './cli-io.js';
+import { isStdio, usageError } from '../args/args.js';
+import type { CliIO } from '../run/cli-io.js';
 import { openOptions } from './remote.js';
 import { stdinFilePath, stdinPipeFd } from './stdin.js';
 import { pickTensor } from './tensor-names.js';

@@ -1,8 +1,8 @@
 import { removePendingTempFilesSync } from '@tensorops/io/node';
-import type { CliStream } from './cli-io.js';
+import type { CliStream } from '../run/cli-io.js';
+import { EXIT_FAILURE, errorLine } from '../run/exit-codes.js';
+import { run } from '../run/main.js';
 import { END_SIGNALS } from './end-signals.js';
-import { EXIT_FAILURE, errorLine } from './exit-codes.js';
-import { run } from './main.js';
 import { closedStdout, stdoutWasClosed } from './stdout-state.js';
 
 const STALLED = 'the command stopped before it finished: nothing it waited for could happen';

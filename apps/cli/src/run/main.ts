@@ -1,15 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import yargs, { type Argv } from 'yargs';
-import { protectDashes, typedArgs, typedMessage, usageError } from './args.js';
+import { protectDashes, typedArgs, typedMessage, usageError } from '../args/args.js';
+import { closest, usageErrorOf } from '../args/usage-errors.js';
+import type { CommandSpec, ParsedArgs } from '../commands/command.js';
+import { COMMANDS } from '../commands/index.js';
+import { httpOptions } from '../input/remote.js';
+import { emitResult } from '../output/emit-result.js';
+import { outputOptions } from '../output/options.js';
 import { type CliIO, isBrokenPipe, writeAll } from './cli-io.js';
-import type { CommandSpec, ParsedArgs } from './commands/command.js';
-import { COMMANDS } from './commands/index.js';
 import { EXIT_OK, EXIT_USAGE, errorLine, exitCodeFor } from './exit-codes.js';
-import { emitResult } from './output.js';
-import { httpOptions } from './remote.js';
-import { closest, usageErrorOf } from './usage-errors.js';
 
+// import.meta.url is the bundle's own file in dist/ (scripts/bundle.mjs): package.json is one up.
 const VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
 ).version;
@@ -32,19 +34,7 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
       parsed.args,
       Object.assign(Object.create(io) as CliIO, { http: httpOptions(parsed.args, io) }),
     );
-    await emitResult(
-      result,
-      {
-        output: parsed.args.output as string | undefined,
-        format: parsed.args.format as string | undefined,
-        json: parsed.args.json === true,
-        header: parsed.args.header === true,
-        force: parsed.args.force === true,
-        quiet: parsed.args.quiet === true,
-        color: parsed.args.color !== false,
-      },
-      io,
-    );
+    await emitResult(result, outputOptions(parsed.args), io);
     return EXIT_OK;
   } catch (error) {
     if (isBrokenPipe(error)) return EXIT_OK;

@@ -22,6 +22,8 @@ import {
 } from './code-cache.js';
 import { relaunchWithHugePages, wantsHugePages } from './huge-pages.js';
 
+// import.meta.url is this bundle's own file, dist/tensorops.cjs (scripts/bundle.mjs): the CLI
+// bundle is beside it, package.json one folder up.
 const MAIN = fileURLToPath(new URL('./tensorops-main.cjs', import.meta.url));
 
 /**

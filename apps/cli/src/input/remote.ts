@@ -8,8 +8,8 @@
 
 import { type HttpSourceOptions, httpHeaderProblem } from '@tensorops/io';
 import type { OpenTensorFileOptions } from '@tensorops/io/node';
-import { integerOption, usageError } from './args.js';
-import type { CliIO } from './cli-io.js';
+import { integerOption, usageError } from '../args/args.js';
+import type { CliIO } from '../run/cli-io.js';
 
 /** Seconds a command may spend on its http(s) inputs when neither --timeout nor the variable says. */
 const DEFAULT_TIMEOUT_SECONDS = 60;

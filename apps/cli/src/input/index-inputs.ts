@@ -3,9 +3,9 @@ import type { Tensor } from '@tensorops/core';
 import { decodeNpy, isHttpUrl, parseIndexText, printableUrl } from '@tensorops/io';
 import { readStream } from '@tensorops/io/node';
 import type { Argv } from 'yargs';
-import { isStdio, usageError } from './args.js';
-import type { CliIO } from './cli-io.js';
-import type { ParsedArgs } from './commands/command.js';
+import { isStdio, usageError } from '../args/args.js';
+import type { ParsedArgs } from '../commands/command.js';
+import type { CliIO } from '../run/cli-io.js';
 import { loadTensor } from './inputs.js';
 
 /** Index files read as text (parseIndexText's grammar), chosen by extension. */
