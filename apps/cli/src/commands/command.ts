@@ -1,7 +1,7 @@
 import type { Tensor } from '@tensorops/core';
 import type { BeamSequences } from '@tensorops/gather-tree';
 import type { TensorStream } from '@tensorops/io/node';
-import type { Argv } from 'yargs';
+import type { Argv, Options } from 'yargs';
 import type { InspectReport } from '../output/inspect-report.js';
 import type { CliIO } from '../run/cli-io.js';
 
@@ -39,8 +39,18 @@ export interface CommandSpec {
   /** yargs command string, e.g. `gather <data> [indices_file]`. */
   readonly command: string;
   readonly describe: string;
+  /** Every flag the command takes, by long name, in the order its `--help` lists them. */
+  readonly options: Readonly<Record<string, Options>>;
+  /** The command's positionals and examples. */
   readonly builder: (yargs: Argv) => Argv;
+  /** Why a flag other commands take is no use to this one, where that says more than "not taken". */
+  readonly refuses?: Readonly<Record<string, string>>;
   readonly run: (args: ParsedArgs, io: CliIO) => Promise<CommandResult>;
+}
+
+/** The word that names the command on the command line. */
+export function commandName(spec: Pick<CommandSpec, 'command'>): string {
+  return spec.command.split(' ')[0] ?? spec.command;
 }
 
 /**

@@ -1,9 +1,10 @@
+import { beamsCommand } from './beams.js';
 import type { CommandSpec } from './command.js';
 import { convertCommand } from './convert.js';
 import { gatherCommand } from './gather.js';
 import { gatherElementsCommand } from './gather-elements.js';
 import { gatherNDCommand } from './gather-nd.js';
-import { beamsCommand, gatherTreeCommand } from './gather-tree.js';
+import { gatherTreeCommand } from './gather-tree.js';
 import { inspectCommand } from './inspect.js';
 import { showCommand } from './show.js';
 

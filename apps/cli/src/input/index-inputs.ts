@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { Tensor } from '@tensorops/core';
 import { decodeNpy, isHttpUrl, parseIndexText, printableUrl } from '@tensorops/io';
 import { readStream } from '@tensorops/io/node';
-import type { Argv } from 'yargs';
+import type { Argv, Options } from 'yargs';
 import { isStdio, usageError } from '../args/args.js';
 import type { ParsedArgs } from '../commands/command.js';
 import type { CliIO } from '../run/cli-io.js';
@@ -19,14 +19,20 @@ export const INDEX_REF_HELP =
 
 /** The index operand: the optional positional INDICES_FILE, or inline `--indices`; one of them. */
 export function withIndexOperand(y: Argv, describe: string): Argv {
-  return y
-    .positional('indices_file', { type: 'string', describe: `${describe}: ${INDEX_REF_HELP}` })
-    .option('indices', {
-      type: 'string',
-      requiresArg: true,
-      describe: "the indices inline instead of INDICES_FILE: '3,1,4', '[[0,1],[2,3]]'",
-    });
+  return y.positional('indices_file', {
+    type: 'string',
+    describe: `${describe}: ${INDEX_REF_HELP}`,
+  });
 }
+
+/** `--indices`, the inline form of the index operand of {@link withIndexOperand}. */
+export const INDICES_FLAG = {
+  indices: {
+    type: 'string',
+    requiresArg: true,
+    describe: "the indices inline instead of INDICES_FILE: '3,1,4', '[[0,1],[2,3]]'",
+  },
+} as const satisfies Record<string, Options>;
 
 /** Loads the index operand of {@link withIndexOperand}; `-` may stand for stdin once overall. */
 export async function loadIndexOperand(args: ParsedArgs, io: CliIO): Promise<Tensor> {
