@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import yargs, { type Argv, type Options } from 'yargs';
 import { type CommandSpec, commandName, type ParsedArgs } from '../commands/command.js';
 import { COMMANDS } from '../commands/index.js';
@@ -9,18 +8,13 @@ import { ShortUsage } from './short-usage.js';
 import { closest, usageErrorOf } from './usage-errors.js';
 import { renderHelpOnlyWhenShown } from './yargs-help.js';
 
-// import.meta.url is the bundle's own file in dist/ (scripts/bundle.mjs): package.json is one up.
-const VERSION: string = JSON.parse(
-  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
-).version;
-
 /** A command line: a command to run with its arguments, or text to print (help, version, completion). */
 export type Parsed =
   | { readonly kind: 'run'; readonly spec: CommandSpec; readonly args: ParsedArgs }
   | { readonly kind: 'text'; readonly text: string };
 
 /** The CLI's parser: every command with the flags it takes; strict, so any other flag is refused. */
-function buildParser(io: CliIO): Argv {
+function buildParser(io: CliIO, version: string): Argv {
   let parser = yargs()
     .scriptName('tensorops')
     .usage(
@@ -33,7 +27,7 @@ function buildParser(io: CliIO): Argv {
     .recommendCommands()
     .demandCommand(1, 'no command given')
     .exitProcess(false)
-    .version(VERSION)
+    .version(version)
     .alias('V', 'version')
     .completion(
       'completion',
@@ -59,14 +53,18 @@ function buildParser(io: CliIO): Argv {
   return parser;
 }
 
-/** What a command line asks for; a usage error is thrown as one (exit 2). */
-export function parseCommandLine(argv: readonly string[], io: CliIO): Promise<Parsed> {
+/** What a command line asks for (`version`: what --version prints); a usage error is thrown as one (exit 2). */
+export function parseCommandLine(
+  argv: readonly string[],
+  io: CliIO,
+  version: string,
+): Promise<Parsed> {
   if (argv.length === 0) return Promise.reject(new ShortUsage());
   if (argv[0] === 'completion') {
     return Promise.resolve({ kind: 'text', text: completionScript(argv.slice(1), io.env) });
   }
   const args = protectDashes(argv);
-  const parser = buildParser(io);
+  const parser = buildParser(io, version);
   if (argv[0] === COMPLETIONS_FLAG) {
     return completions(parser, args).then((text) => ({ kind: 'text', text }));
   }

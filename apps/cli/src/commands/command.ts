@@ -2,6 +2,7 @@ import type { Tensor } from '@tensorops/core';
 import type { BeamSequences } from '@tensorops/gather-tree';
 import type { TensorStream } from '@tensorops/io/node';
 import type { Argv, Options } from 'yargs';
+import type { WholeTensorInputs } from '../launch/huge-pages.js';
 import type { InspectReport } from '../output/inspect-report.js';
 import type { CliIO } from '../run/cli-io.js';
 
@@ -45,6 +46,11 @@ export interface CommandSpec {
   readonly builder: (yargs: Argv) => Argv;
   /** Why a flag other commands take is no use to this one, where that says more than "not taken". */
   readonly refuses?: Readonly<Record<string, string>>;
+  /**
+   * A command that holds its data and index tensors whole, with an output as large, names those
+   * operands here: a large run of it starts again with huge pages (launch/huge-pages.ts).
+   */
+  readonly wholeTensorInputs?: (args: ParsedArgs) => WholeTensorInputs;
   readonly run: (args: ParsedArgs, io: CliIO) => Promise<CommandResult>;
 }
 

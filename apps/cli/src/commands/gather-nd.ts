@@ -1,7 +1,12 @@
 import { gatherND } from '@tensorops/core';
 import { choiceOption, integerFlag, integerOption } from '../args/args.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
-import { INDICES_FLAG, loadDataAndIndices, withIndexOperand } from '../input/index-inputs.js';
+import {
+  dataAndIndexRefs,
+  INDICES_FLAG,
+  loadDataAndIndices,
+  withIndexOperand,
+} from '../input/index-inputs.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
 import { OOB_FLAG, OOB_MODES } from './oob-flag.js';
@@ -31,6 +36,7 @@ export const gatherNDCommand: CommandSpec = {
         ['$0 gather-nd data.npy idx.npy --batch-dims 1 -o out.npy', 'per-batch index tuples'],
       ]),
     ),
+  wholeTensorInputs: dataAndIndexRefs,
   run: async (args, io) => {
     const batchDims = integerOption('batch-dims', args.batchDims, 0);
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');

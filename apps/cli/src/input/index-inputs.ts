@@ -5,6 +5,7 @@ import { readStream } from '@tensorops/io/node';
 import type { Argv, Options } from 'yargs';
 import { isStdio, usageError } from '../args/args.js';
 import type { ParsedArgs } from '../commands/command.js';
+import type { WholeTensorInputs } from '../launch/huge-pages.js';
 import type { CliIO } from '../run/cli-io.js';
 import { loadTensor } from './inputs.js';
 
@@ -82,6 +83,11 @@ function startsWithNpyMagic(bytes: Uint8Array): boolean {
 /** The whole file, through the bounded stream reader (FIFOs and /dev/fd/N included). */
 function readTextFile(path: string): Promise<Uint8Array> {
   return readStream(createReadStream(path), { label: path });
+}
+
+/** DATA and INDICES_FILE as typed (undefined with inline --indices): what a large run reads. */
+export function dataAndIndexRefs(args: ParsedArgs): WholeTensorInputs {
+  return [String(args.data), args.indices_file as string | undefined];
 }
 
 /** DATA (a tensor reference or -) and the index operand; stdin serves one of them. */
