@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
-import { usageError } from './args.js';
 import { BASH_COMPLETION, ZSH_COMPLETION } from './completion-scripts.js';
+import { usageError } from './usage-errors.js';
 
 /** The completion script runs `tensorops --get-yargs-completions tensorops WORDS...`. */
 export const COMPLETIONS_FLAG = '--get-yargs-completions';

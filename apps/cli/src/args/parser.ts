@@ -2,10 +2,10 @@ import yargs, { type Argv, type Options } from 'yargs';
 import { type CommandSpec, commandName, type ParsedArgs } from '../commands/command.js';
 import { COMMANDS } from '../commands/index.js';
 import type { CliIO } from '../run/cli-io.js';
-import { protectDashes, typedArgs, typedMessage, usageError } from './args.js';
 import { COMPLETIONS_FLAG, completionScript, completions } from './completion.js';
+import { protectDashes, typedArgs, typedMessage } from './dashes.js';
 import { ShortUsage } from './short-usage.js';
-import { closest, usageErrorOf } from './usage-errors.js';
+import { closest, usageError, usageErrorOf } from './usage-errors.js';
 import { renderHelpOnlyWhenShown } from './yargs-help.js';
 
 /** A command line: a command to run with its arguments, or text to print (help, version, completion). */

@@ -1,6 +1,10 @@
-import type { TensorOpsError } from '@tensorops/core';
+import { TensorOpsError } from '@tensorops/core';
 import { type CommandSpec, commandName } from '../commands/command.js';
-import { usageError } from './args.js';
+
+/** A usage error: one line on stderr, exit 2. */
+export function usageError(message: string): TensorOpsError {
+  return new TensorOpsError('E_USAGE', message);
+}
 
 /** What a rewrite of a yargs message may look at: the words typed and the flags the command has. */
 export interface UsageContext {

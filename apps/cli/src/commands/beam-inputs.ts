@@ -1,5 +1,5 @@
 import type { Argv, Options } from 'yargs';
-import { usageError } from '../args/args.js';
+import { usageError } from '../args/usage-errors.js';
 import { loadIndices } from '../input/index-inputs.js';
 import { loadInputs } from '../input/inputs.js';
 import type { CliIO } from '../run/cli-io.js';

@@ -5,7 +5,8 @@ import {
   streamOfTensor,
   type TensorFile,
 } from '@tensorops/io/node';
-import { isStdio, usageError } from '../args/args.js';
+import { isStdio } from '../args/dashes.js';
+import { usageError } from '../args/usage-errors.js';
 import { chooseFormat } from '../format/output-format.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import { loadTensor } from '../input/inputs.js';

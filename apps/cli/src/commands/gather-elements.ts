@@ -1,5 +1,5 @@
 import { gatherElements } from '@tensorops/core';
-import { choiceOption, integerFlag, integerOption } from '../args/args.js';
+import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import {
   dataAndIndexRefs,

@@ -1,6 +1,6 @@
 import { gather } from '@tensorops/core';
 import { gatherFromFile, gatherFromPipe, type TensorStream } from '@tensorops/io/node';
-import { choiceOption, integerFlag, integerOption } from '../args/args.js';
+import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import {
   checkStdinOnce,

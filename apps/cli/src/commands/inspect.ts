@@ -1,6 +1,8 @@
 import { TensorOpsError } from '@tensorops/core';
 import { openTensorFile, resolveTensorRefOnDisk, type StoredTensor } from '@tensorops/io/node';
-import { choiceOption, isStdio, usageError } from '../args/args.js';
+import { isStdio } from '../args/dashes.js';
+import { choiceOption } from '../args/flag-values.js';
+import { usageError } from '../args/usage-errors.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import { nameMatcher } from '../input/name-glob.js';
 import { openOptions } from '../input/remote.js';

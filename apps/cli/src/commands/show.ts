@@ -6,7 +6,9 @@ import {
   type TensorFile,
   type TensorStream,
 } from '@tensorops/io/node';
-import { integerOption, isStdio, usageError } from '../args/args.js';
+import { isStdio } from '../args/dashes.js';
+import { integerOption } from '../args/flag-values.js';
+import { usageError } from '../args/usage-errors.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import { loadTensor } from '../input/inputs.js';
 import { openOptions } from '../input/remote.js';

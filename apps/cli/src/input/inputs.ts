@@ -8,7 +8,8 @@ import {
   type StoredTensor,
   type TensorFile,
 } from '@tensorops/io/node';
-import { isStdio, usageError } from '../args/args.js';
+import { isStdio } from '../args/dashes.js';
+import { usageError } from '../args/usage-errors.js';
 import type { CliIO } from '../run/cli-io.js';
 import { openOptions } from './remote.js';
 import { stdinFilePath, stdinPipeFd } from './stdin.js';

@@ -8,7 +8,8 @@
 
 import { type HttpSourceOptions, httpHeaderProblem } from '@tensorops/io';
 import type { OpenTensorFileOptions } from '@tensorops/io/node';
-import { integerOption, usageError } from '../args/args.js';
+import { integerOption } from '../args/flag-values.js';
+import { usageError } from '../args/usage-errors.js';
 import type { CliIO } from '../run/cli-io.js';
 
 /** Seconds a command may spend on its http(s) inputs when neither --timeout nor the variable says. */

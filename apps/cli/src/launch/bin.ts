@@ -10,7 +10,7 @@ import { closedStdout, stdoutWasClosed } from './stdout-state.js';
 const STALLED = 'the command stopped before it finished: nothing it waited for could happen';
 
 // The standard streams are set up on first use: a run that writes its result to a file and
-// prints nothing never loads the stream classes behind them (milliseconds of start-up).
+// prints nothing never loads the stream classes behind them, whose loading is start-up time.
 let stdout: CliStream | undefined;
 const standardOutput = (): CliStream => {
   if (stdout === undefined && stdoutWasClosed()) stdout = closedStdout;
@@ -76,7 +76,7 @@ const VERSION: string = JSON.parse(
 run(
   process.argv.slice(2),
   {
-    // Getters: touching process.stdin sets up a stream (~1 ms) that most runs never read.
+    // Getters: touching process.stdin sets up a stream, start-up work for most runs, which never read it.
     get stdin() {
       return process.stdin;
     },

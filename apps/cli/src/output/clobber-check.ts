@@ -1,5 +1,5 @@
 import { openTensorFile, resolveOutputTarget, type TensorFile } from '@tensorops/io/node';
-import { usageError } from '../args/args.js';
+import { usageError } from '../args/usage-errors.js';
 
 /**
  * `-o FILE.npz:NAME` writes a file holding that one tensor. When FILE already holds other tensors

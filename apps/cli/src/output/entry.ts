@@ -1,6 +1,6 @@
 import type { Tensor } from '@tensorops/core';
 import type { TensorStream } from '@tensorops/io/node';
-import { usageError } from '../args/args.js';
+import { usageError } from '../args/usage-errors.js';
 
 /** A tensor to write: its name (undefined: the sink picks one) and its data. */
 export interface Entry {

@@ -11,7 +11,7 @@ export interface ByteProgress {
 
 /**
  * The stderr progress bar for streamed work (large file gathers, conversions): only on a
- * terminal, never with --quiet, and it draws nothing for work that ends within ~300 ms.
+ * terminal, never with --quiet, and it draws nothing for work that ends within its delay.
  */
 export function startProgress(
   label: string,

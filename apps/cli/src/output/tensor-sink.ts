@@ -9,7 +9,8 @@ import {
   type WriteNote,
   writeOutputPath,
 } from '@tensorops/io/node';
-import { isStdio, usageError } from '../args/args.js';
+import { isStdio } from '../args/dashes.js';
+import { usageError } from '../args/usage-errors.js';
 import { delimitedChunks } from '../format/delimited-text.js';
 import {
   chooseFormat,
