@@ -22,7 +22,7 @@ const IDX = join(REPO, 'fixtures/cli/idx.npy');
 const FORCED = { TENSOROPS_HUGE_PAGES: '1' };
 const OFF = { TENSOROPS_HUGE_PAGES: '0' };
 
-/** A sparse file of `bytes` bytes: its size is what the launcher looks at. */
+/** A sparse file of `bytes` bytes: its size is what the CLI looks at. */
 function sized(dir: string, name: string, bytes: number): string {
   const path = join(dir, name);
   const fd = openSync(path, 'w');

@@ -31,7 +31,7 @@ const standardOutput = (): CliStream => {
 // were), then ends the process by the same signal, so the shell sees 128+N. Re-raising it with
 // the default action ends the process at once, even while a worker thread is blocked (opening a
 // FIFO nobody writes to), which process.exit() would wait for. A second signal during the clean-up
-// (the terminal's and the launcher's copy of one Ctrl-C) is the same request and is ignored.
+// (the terminal's and the first CLI's copy of one Ctrl-C) is the same request and is ignored.
 let ending = false;
 const endBySignal = (signal: NodeJS.Signals): void => {
   if (ending) return;
