@@ -2,8 +2,7 @@
 // - dist/tensorops.cjs: the bin, a small CommonJS script (launch.ts) that runs the next file with
 //   its compiled code cached between runs (see code-cache.ts); CommonJS because an ES module entry
 //   starts node's ES module loader and builds ES module facades of the builtins it imports (node:fs
-//   loads every stream class that way), a cost paid before the first byte is read
-//   (docs/performance.md);
+//   loads every stream class that way), a cost paid before the first byte is read;
 // - dist/tensorops-main.cjs: the CLI (bin.ts and everything it loads), one CommonJS script,
 //   because V8's code cache on Node 20 works for scripts (vm.Script), not for ES modules;
 // - dist/ui.mjs: the terminal UI, an ES module because it imports ink (an ES module with
@@ -15,15 +14,15 @@
 //   member more than the writing itself (packages/io/README.md, "Dependencies").
 //
 // Why a bundle: on Node 20 every ES module costs a resolve, a read and a compile at start-up; one
-// file instead of ~60 is what makes a single compiled-code cache possible.
+// file instead of dozens is what makes a single compiled-code cache possible.
 //
-// Why the string-width wrapper: yargs renders its help text after every command (to cache it),
-// and string-width compiles large Unicode-property regexes on first use. Our help text is
+// Why the string-width wrapper: yargs renders its help text to show it (and, unless told not to,
+// before every command: src/args/yargs-help.ts), and string-width compiles large Unicode-property regexes on first use. Our help text is
 // printable ASCII, whose width is its length, so the wrapper answers that case and hands
 // everything else to the real string-width.
 import { rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -53,9 +52,8 @@ const stringWidthFastPath = {
       loader: 'js',
     }));
     // string-width makes an Intl.Segmenter and Unicode-property regexes (`\p{RGI_Emoji}` with
-    // the `v` flag) when it is loaded: ICU set-up that measured as most of the CLI's own start-up
-    // time (docs/performance.md), for text the fast path above never hands it. Make each on
-    // first use instead; a regex becomes a proxy that builds the real one when first touched.
+    // the `v` flag) when it is loaded: ICU set-up that is a large part of the CLI's own start-up
+    // work, for text the fast path above never hands it. Make each on first use instead; a regex becomes a proxy that builds the real one when first touched.
     b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => {
       let source = await readFile(args.path, 'utf8');
       const eager = 'const segmenter = new Intl.Segmenter();';
@@ -76,7 +74,7 @@ const stringWidthFastPath = {
 /**
  * yargs checks the argument types of every call made to its API, parsing a signature string each
  * time: a check for the program that calls it, which ours passes by construction (every call it
- * makes runs in the test suite). It was about a tenth of yargs' share of a small run's start-up.
+ * makes runs in the test suite), and a visible part of yargs' share of a small run's start-up.
  */
 const yargsArgsertOff = {
   name: 'yargs-argsert-off',
@@ -92,7 +90,7 @@ const yargsArgsertOff = {
  * yargs' platform shim for Node, as bundled. It imports node:assert (a module and its error
  * classes loaded at start-up) for internal checks that hold on every run: the checks are made
  * inline, and node:assert is loaded only to report one that fails. It guesses the app's version
- * (which main.ts then sets) from the package.json above the folder holding node_modules, which in
+ * (which args/parser.ts then sets) from the package.json above the folder holding node_modules, which in
  * a bundle is the working directory: each run would list every directory from there up to the
  * root, and fail such a check where none holds a package.json. The shim's `__dirname` is the
  * bundle's own path; its package.json is one folder up. It reads the terminal's width when it is
@@ -156,7 +154,12 @@ const shared = {
 const uiThroughLauncher = {
   name: 'ui-through-launcher',
   setup(b) {
-    b.onResolve({ filter: /^\.\/ui\/render\.js$/ }, () => ({ path: './ui.mjs', external: true }));
+    const render = resolve('dist/ui/render.js');
+    b.onResolve({ filter: /render\.js$/ }, (args) =>
+      resolve(args.resolveDir, args.path) === render
+        ? { path: './ui.mjs', external: true }
+        : undefined,
+    );
   },
 };
 
@@ -210,7 +213,7 @@ for (const stale of [
   rmSync(stale, { recursive: true, force: true });
 await build({
   ...shared,
-  entryPoints: { tensorops: 'dist/launch.js' },
+  entryPoints: { tensorops: 'dist/launch/launch.js' },
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
@@ -221,11 +224,11 @@ await build({
 });
 await build({
   ...shared,
-  entryPoints: { 'tensorops-main': 'dist/bin.js' },
+  entryPoints: { 'tensorops-main': 'dist/launch/bin.js' },
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
-  // The version is read from package.json next to dist/, as the unbundled main.js does.
+  // The version is read from package.json next to dist/: import.meta.url is the bundle file.
   define: { 'import.meta.url': '__tensoropsMainUrl' },
   // The file is one function expression, CommonJS' module parameters plus loadUI, so the launcher
   // compiles the file as it is on disk (a wrapper added at run time would copy all of it once

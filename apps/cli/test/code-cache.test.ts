@@ -30,7 +30,7 @@ import {
   MAX_CACHE_ENTRIES,
   readCodeCache,
   writeCodeCache,
-} from '../src/code-cache.js';
+} from '../src/launch/code-cache.js';
 import { BIN, tempDir, tensorops } from './helpers.js';
 
 /** Node >= 22.1 caches through module.enableCompileCache; Node 20 through vm.Script cachedData. */

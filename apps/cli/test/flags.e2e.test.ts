@@ -115,6 +115,110 @@ describe('tensorops flags: every mistake is a one-line usage error', () => {
   });
 });
 
+/** The long flags a `--help` text lists. */
+function listedFlags(args: readonly string[]): string[] {
+  const r = tensorops(args);
+  expect(r.status).toBe(0);
+  const options = r.stdout.toString().split('\nOptions:\n')[1]?.split('\n\n')[0] ?? '';
+  return [...options.matchAll(/^ {2}(?:-\w, )? *--([a-z-]+)/gm)].map((m) => m[1] as string);
+}
+
+describe('tensorops flags belong to the commands that use them', () => {
+  it("a flag only other commands take is a one-line usage error, in the command's words", () => {
+    const idx = fx('idx');
+    expectUsage(
+      ['inspect', fx('data'), '--force'],
+      'inspect does not take --force (see tensorops inspect --help)',
+    );
+    expectUsage(
+      ['beams', idx, idx, idx, '--end-token', '1', '--header'],
+      'beams does not take --header (see tensorops beams --help)',
+    );
+    expectUsage(
+      ['convert', fx('data'), 'out.npy', '--no-color'],
+      'convert does not take --color (see tensorops convert --help)',
+    );
+    expectUsage(
+      ['gather', fx('data'), idx, '--verify'],
+      'gather does not take --verify (see tensorops gather --help)',
+    );
+    // Before the command's name too, where it would otherwise take that name as its value.
+    expectUsage(
+      ['--force', 'inspect', fx('data')],
+      'inspect does not take --force (see tensorops inspect --help)',
+    );
+    expectUsage(
+      ['convert', fx('data'), 'out.npy', '-o', 'x.npy'],
+      'convert writes to OUT; -o is not used',
+    );
+    expectUsage(
+      ['inspect', fx('data'), '--output=x.npy'],
+      'inspect prints to stdout; -o is not used',
+    );
+  });
+
+  it('--help of a command lists the flags it takes, and only those', () => {
+    const http = ['http-header', 'max-download', 'timeout'];
+    const common = ['version', 'help'];
+    expect(listedFlags(['--help'])).toEqual(common);
+    expect(listedFlags(['inspect', '--help'])).toEqual([
+      'json',
+      'quiet',
+      'color',
+      ...http,
+      'filter',
+      'sort',
+      'verify',
+      ...common,
+    ]);
+    expect(listedFlags(['beams', '--help'])).toEqual([
+      'output',
+      'format',
+      'json',
+      'quiet',
+      ...http,
+      'end-token',
+      'include-end',
+      ...common,
+    ]);
+    expect(listedFlags(['convert', '--help'])).toEqual([
+      'format',
+      'json',
+      'force',
+      'header',
+      'quiet',
+      ...http,
+      'compress',
+      ...common,
+    ]);
+    const output = ['output', 'format', 'json', 'force', 'header', 'quiet', 'color'];
+    expect(listedFlags(['gather', '--help'])).toEqual([
+      ...output,
+      ...http,
+      'indices',
+      'axis',
+      'batch-dims',
+      'oob',
+      ...common,
+    ]);
+    expect(listedFlags(['show', '--help'])).toEqual([...output, ...http, 'head', ...common]);
+  });
+
+  it("a boolean flag typed before the command name is read as that command's flag", () => {
+    const dir = tempDir();
+    const before = tensorops(['-q', '--json', 'gather', fx('data'), fx('idx'), '--axis', '1'], {
+      cwd: dir,
+    });
+    const after = tensorops(['gather', fx('data'), fx('idx'), '--axis', '1', '-q', '--json'], {
+      cwd: dir,
+    });
+    expect(before.stderr).toBe('');
+    expect(before.status).toBe(0);
+    expect(before.stdout.toString()).toBe(after.stdout.toString());
+    expect(JSON.parse(before.stdout.toString()).shape).toEqual([3, 2, 2, 4]);
+  });
+});
+
 describe('tensorops shell niceties', () => {
   it('-V prints the version like --version', () => {
     for (const flag of ['-V', '--version']) {

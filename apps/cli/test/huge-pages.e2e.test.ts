@@ -13,7 +13,8 @@ import {
 import { join } from 'node:path';
 import { encodeNpyHeader } from '@tensorops/io';
 import { describe, expect, it } from 'vitest';
-import { DATA_BYTES, hugePagesWork, INDEX_BYTES, isLargeGather } from '../src/huge-pages.js';
+import { parseCommandLine } from '../src/args/parser.js';
+import { DATA_BYTES, hugePagesWork, INDEX_BYTES, isLargeGather } from '../src/launch/huge-pages.js';
 import { BIN, REPO, tempDir, tensorops } from './helpers.js';
 
 const DATA = join(REPO, 'fixtures/cli/data.npy');
@@ -21,13 +22,21 @@ const IDX = join(REPO, 'fixtures/cli/idx.npy');
 const FORCED = { TENSOROPS_HUGE_PAGES: '1' };
 const OFF = { TENSOROPS_HUGE_PAGES: '0' };
 
-/** A sparse file of `bytes` bytes: its size is what the launcher looks at. */
+/** A sparse file of `bytes` bytes: its size is what the CLI looks at. */
 function sized(dir: string, name: string, bytes: number): string {
   const path = join(dir, name);
   const fd = openSync(path, 'w');
   ftruncateSync(fd, bytes);
   closeSync(fd);
   return path;
+}
+
+/** The operands whose sizes decide a relaunch, as the CLI parses `argv` (undefined: never). */
+async function wholeTensorInputs(argv: readonly string[]) {
+  const quiet = { write: () => true };
+  const io = { stdin: undefined as never, stdout: quiet, stderr: quiet, env: {} };
+  const parsed = await parseCommandLine(argv, io, '0.0.0');
+  return parsed.kind === 'run' ? parsed.spec.wholeTensorInputs?.(parsed.args) : undefined;
 }
 
 describe('which runs start again with huge pages', () => {
@@ -37,25 +46,36 @@ describe('which runs start again with huge pages', () => {
     const ids = sized(dir, 'ids.npy', INDEX_BYTES);
     const small = sized(dir, 'small.npy', INDEX_BYTES - 1);
     const big = sized(dir, 'big.safetensors', DATA_BYTES);
+    expect(isLargeGather([data, ids])).toBe(true);
+    expect(isLargeGather([`${big}:embed`, ids])).toBe(true);
+    expect(isLargeGather([data, small])).toBe(false);
+    expect(isLargeGather([small, ids])).toBe(false);
+    expect(isLargeGather([data, undefined])).toBe(false);
+    expect(isLargeGather([join(dir, 'missing.npy'), ids])).toBe(false);
+    expect(isLargeGather([dir, ids])).toBe(false);
+  });
+
+  it('the operands are DATA and INDICES_FILE as parsed, for the commands that hold them whole', async () => {
+    const [data, ids] = ['d.npy', 'i.npy'];
     for (const command of ['gather-elements', 'gather-nd']) {
-      expect(isLargeGather([command, data, ids])).toBe(true);
+      expect(await wholeTensorInputs([command, data, ids])).toEqual([data, ids]);
+      expect(await wholeTensorInputs([command, data, ids, '-o', 'out.npy'])).toEqual([data, ids]);
+      expect(await wholeTensorInputs([command, '--oob', 'zero', data, ids])).toEqual([data, ids]);
+      expect(await wholeTensorInputs([command, '--', data, ids])).toEqual([data, ids]);
+      // An output named where an input would be, inline indices, stdin.
+      expect(await wholeTensorInputs([command, data, '-o', ids])).toEqual([data, undefined]);
+      expect(await wholeTensorInputs([command, data, '--indices', '1'])).toEqual([data, undefined]);
+      expect(await wholeTensorInputs([command, '-', ids])).toEqual(['-', ids]);
     }
-    const ge = 'gather-elements';
-    expect(isLargeGather([ge, data, ids, '--axis', '1', '-o', 'out.npy'])).toBe(true);
-    expect(isLargeGather([ge, '--axis', '0', data, ids])).toBe(true);
-    expect(isLargeGather([ge, `${big}:embed`, ids])).toBe(true);
-    expect(isLargeGather([ge, '--', data, ids])).toBe(true);
-    // Small indices, small data, an output named where an input would be, other commands: gather
-    // among them, whose large runs work in reused buffers.
-    expect(isLargeGather([ge, data, small])).toBe(false);
-    expect(isLargeGather([ge, small, ids])).toBe(false);
-    expect(isLargeGather([ge, data, '-o', ids])).toBe(false);
-    expect(isLargeGather(['gather-nd', data, '--indices', '1,2,3'])).toBe(false);
-    expect(isLargeGather(['gather', data, ids])).toBe(false);
-    expect(isLargeGather(['inspect', data, ids])).toBe(false);
-    expect(isLargeGather(['convert', data, ids])).toBe(false);
-    expect(isLargeGather([ge, join(dir, 'missing.npy'), ids])).toBe(false);
-    expect(isLargeGather([ge, dir, ids])).toBe(false);
+    // gather's large runs work in reused buffers; the others hold no index tensor.
+    for (const argv of [
+      ['gather', data, ids],
+      ['inspect', data, ids],
+      ['convert', data, ids],
+      ['show', data],
+    ]) {
+      expect(await wholeTensorInputs(argv)).toBeUndefined();
+    }
   });
 });
 

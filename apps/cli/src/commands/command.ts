@@ -1,9 +1,10 @@
 import type { Tensor } from '@tensorops/core';
 import type { BeamSequences } from '@tensorops/gather-tree';
 import type { TensorStream } from '@tensorops/io/node';
-import type { Argv } from 'yargs';
-import type { CliIO } from '../cli-io.js';
-import type { InspectReport } from '../inspect-report.js';
+import type { Argv, Options } from 'yargs';
+import type { WholeTensorInputs } from '../launch/huge-pages.js';
+import type { InspectReport } from '../output/inspect-report.js';
+import type { CliIO } from '../run/cli-io.js';
 
 /** An output tensor by name (undefined: the sink picks one), its data streamed. */
 export interface OutputEntry {
@@ -39,8 +40,23 @@ export interface CommandSpec {
   /** yargs command string, e.g. `gather <data> [indices_file]`. */
   readonly command: string;
   readonly describe: string;
+  /** Every flag the command takes, by long name, in the order its `--help` lists them. */
+  readonly options: Readonly<Record<string, Options>>;
+  /** The command's positionals and examples. */
   readonly builder: (yargs: Argv) => Argv;
+  /** Why a flag other commands take is no use to this one, where that says more than "not taken". */
+  readonly refuses?: Readonly<Record<string, string>>;
+  /**
+   * A command that holds its data and index tensors whole, with an output as large, names those
+   * operands here: a large run of it starts again with huge pages (launch/huge-pages.ts).
+   */
+  readonly wholeTensorInputs?: (args: ParsedArgs) => WholeTensorInputs;
   readonly run: (args: ParsedArgs, io: CliIO) => Promise<CommandResult>;
+}
+
+/** The word that names the command on the command line. */
+export function commandName(spec: Pick<CommandSpec, 'command'>): string {
+  return spec.command.split(' ')[0] ?? spec.command;
 }
 
 /**

@@ -5,16 +5,29 @@ import {
   streamOfTensor,
   type TensorFile,
 } from '@tensorops/io/node';
-import { isStdio, usageError } from '../args.js';
+import { isStdio } from '../args/dashes.js';
+import { usageError } from '../args/usage-errors.js';
 import { chooseFormat } from '../format/output-format.js';
-import { loadTensor } from '../inputs.js';
-import { openOptions } from '../remote.js';
-import { namesHint, pickTensor } from '../tensor-names.js';
+import { HTTP_FLAGS } from '../input/http-flags.js';
+import { loadTensor } from '../input/inputs.js';
+import { openOptions } from '../input/remote.js';
+import { namesHint, pickTensor } from '../input/tensor-names.js';
+import { outputFlags } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const convertCommand: CommandSpec = {
   command: 'convert <in> <out>',
   describe: 'convert between .npy, .npz and .safetensors bit for bit, or to JSON, CSV, TSV',
+  // OUT is the target, and it is never shown as a view on a terminal.
+  options: {
+    ...outputFlags('format', 'json', 'force', 'header', 'quiet'),
+    ...HTTP_FLAGS,
+    compress: {
+      type: 'boolean',
+      describe: 'deflate .npz members (np.savez_compressed); default stored, like np.savez',
+    },
+  },
+  refuses: { output: 'convert writes to OUT; -o is not used' },
   builder: (y) =>
     y
       .positional('in', {
@@ -25,10 +38,6 @@ export const convertCommand: CommandSpec = {
         type: 'string',
         describe:
           'the file to write, format by --format or the extension (OUT.npz:NAME names a single tensor), or - for stdout',
-      })
-      .option('compress', {
-        type: 'boolean',
-        describe: 'deflate .npz members (np.savez_compressed); default stored, like np.savez',
       })
       .example(
         examples([
@@ -46,7 +55,6 @@ export const convertCommand: CommandSpec = {
   run: async (args, io) => {
     const input = String(args.in);
     const output = String(args.out);
-    if (args.output !== undefined) throw usageError('convert writes to OUT; -o is not used');
     const target =
       chooseFormat({
         format: args.format as string | undefined,

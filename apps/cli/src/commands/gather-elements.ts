@@ -1,22 +1,31 @@
 import { gatherElements } from '@tensorops/core';
-import { choiceOption, integerFlag, integerOption } from '../args.js';
-import { loadDataAndIndices, withIndexOperand } from '../index-inputs.js';
+import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js';
+import { HTTP_FLAGS } from '../input/http-flags.js';
+import {
+  dataAndIndexRefs,
+  INDICES_FLAG,
+  loadDataAndIndices,
+  withIndexOperand,
+} from '../input/index-inputs.js';
+import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
-import { OOB_MODES, withOob } from './gather.js';
+import { OOB_FLAG, OOB_MODES } from './oob-flag.js';
 
 export const gatherElementsCommand: CommandSpec = {
   command: 'gather-elements <data> [indices_file]',
   describe:
     'pick one element of DATA per index along an axis (np.take_along_axis, ONNX GatherElements)',
+  options: {
+    ...TENSOR_OUTPUT_FLAGS,
+    ...HTTP_FLAGS,
+    ...INDICES_FLAG,
+    axis: integerFlag('axis of DATA to pick along, in [-r, r-1]', 0),
+    ...OOB_FLAG,
+  },
   builder: (y) =>
-    withOob(
-      withIndexOperand(
-        y.positional('data', {
-          type: 'string',
-          describe: 'data tensor (rank >= 1), or - for stdin',
-        }),
-        'integer indices of the same rank',
-      ).option('axis', integerFlag('axis of DATA to pick along, in [-r, r-1]', 0)),
+    withIndexOperand(
+      y.positional('data', { type: 'string', describe: 'data tensor (rank >= 1), or - for stdin' }),
+      'integer indices of the same rank',
     ).example(
       examples([
         [
@@ -26,6 +35,7 @@ export const gatherElementsCommand: CommandSpec = {
         ['$0 gather-elements scores.npy order.npy --axis -1 > sorted.npy', 'reorder each row'],
       ]),
     ),
+  wholeTensorInputs: dataAndIndexRefs,
   run: async (args, io) => {
     const axis = integerOption('axis', args.axis, 0);
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');

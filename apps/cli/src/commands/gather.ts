@@ -1,37 +1,37 @@
-import { gather, type OobMode } from '@tensorops/core';
+import { gather } from '@tensorops/core';
 import { gatherFromFile, gatherFromPipe, type TensorStream } from '@tensorops/io/node';
-import type { Argv } from 'yargs';
-import { choiceOption, integerFlag, integerOption } from '../args.js';
-import { checkStdinOnce, loadIndexOperand, withIndexOperand } from '../index-inputs.js';
-import { openDataInput } from '../inputs.js';
+import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js';
+import { HTTP_FLAGS } from '../input/http-flags.js';
+import {
+  checkStdinOnce,
+  INDICES_FLAG,
+  loadIndexOperand,
+  withIndexOperand,
+} from '../input/index-inputs.js';
+import { openDataInput } from '../input/inputs.js';
+import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
-
-export const OOB_MODES: readonly OobMode[] = ['error', 'zero'];
-
-export function withOob(y: Argv): Argv {
-  return y.option('oob', {
-    type: 'string',
-    choices: OOB_MODES,
-    describe: 'out-of-range indices: fail, or fill zeros',
-    default: 'error',
-  });
-}
+import { OOB_FLAG, OOB_MODES } from './oob-flag.js';
 
 export const gatherCommand: CommandSpec = {
   command: 'gather <data> [indices_file]',
   describe: 'take slices of DATA along an axis at INDICES (numpy take, ONNX Gather)',
+  options: {
+    ...TENSOR_OUTPUT_FLAGS,
+    ...HTTP_FLAGS,
+    ...INDICES_FLAG,
+    axis: integerFlag('axis of DATA to gather along, in [-r, r-1]', 0),
+    'batch-dims': integerFlag('leading dims shared by DATA and INDICES', 0),
+    ...OOB_FLAG,
+  },
   builder: (y) =>
-    withOob(
-      withIndexOperand(
-        y.positional('data', {
-          type: 'string',
-          describe:
-            'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, or - (.npy on stdin)',
-        }),
-        'integer index tensor',
-      )
-        .option('axis', integerFlag('axis of DATA to gather along, in [-r, r-1]', 0))
-        .option('batch-dims', integerFlag('leading dims shared by DATA and INDICES', 0)),
+    withIndexOperand(
+      y.positional('data', {
+        type: 'string',
+        describe:
+          'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, or - (.npy on stdin)',
+      }),
+      'integer index tensor',
     ).example(
       examples([
         ['$0 gather data.npy idx.npy --axis 1 -o out.npy', 'np.take(data, idx, axis=1)'],

@@ -1,13 +1,17 @@
 import { TensorOpsError } from '@tensorops/core';
 import { openTensorFile, resolveTensorRefOnDisk, type StoredTensor } from '@tensorops/io/node';
-import { choiceOption, isStdio, usageError } from '../args.js';
-import type { CliIO } from '../cli-io.js';
-import { describeTensor, type InspectReport } from '../inspect-report.js';
-import { nameMatcher } from '../name-glob.js';
-import { openOptions } from '../remote.js';
-import { pickTensor } from '../tensor-names.js';
+import { isStdio } from '../args/dashes.js';
+import { choiceOption } from '../args/flag-values.js';
+import { usageError } from '../args/usage-errors.js';
+import { HTTP_FLAGS } from '../input/http-flags.js';
+import { nameMatcher } from '../input/name-glob.js';
+import { openOptions } from '../input/remote.js';
+import { pickTensor } from '../input/tensor-names.js';
+import { verifyTensor } from '../input/verify.js';
+import { outputFlags } from '../output/flags.js';
+import { describeTensor, type InspectReport } from '../output/inspect-report.js';
+import type { CliIO } from '../run/cli-io.js';
 import { printable } from '../ui/layout.js';
-import { verifyTensor } from '../verify.js';
 import { type CommandSpec, examples, type ParsedArgs } from './command.js';
 
 const SORT_ORDERS = ['file', 'name', 'offset'] as const;
@@ -82,28 +86,34 @@ async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Ins
 export const inspectCommand: CommandSpec = {
   command: 'inspect <files..>',
   describe: 'list the tensors of .npy, .npz and .safetensors files (reads headers only)',
+  // The report is a table or --json (output/inspect.ts), printed to stdout.
+  options: {
+    ...outputFlags('json', 'quiet', 'color'),
+    ...HTTP_FLAGS,
+    filter: {
+      type: 'string',
+      requiresArg: true,
+      describe: "only tensors whose name matches this glob (* ? [abc], as Python's fnmatch)",
+    },
+    sort: {
+      type: 'string',
+      choices: SORT_ORDERS,
+      default: 'file',
+      describe: 'list tensors in file order, by name, or by data offset',
+    },
+    verify: {
+      type: 'boolean',
+      describe:
+        'read every byte: .npz CRCs and sizes, data filling its declared size, bool bytes 0/1; each shard of a sharded checkpoint holds exactly the tensors its map gives it',
+    },
+  },
+  refuses: { output: 'inspect prints to stdout; -o is not used' },
   builder: (y) =>
     y
       .positional('files', {
         type: 'string',
         describe:
           'tensor files or sharded checkpoints (*.safetensors.index.json); FILE:NAME shows one tensor',
-      })
-      .option('filter', {
-        type: 'string',
-        requiresArg: true,
-        describe: "only tensors whose name matches this glob (* ? [abc], as Python's fnmatch)",
-      })
-      .option('sort', {
-        type: 'string',
-        choices: SORT_ORDERS,
-        default: 'file',
-        describe: 'list tensors in file order, by name, or by data offset',
-      })
-      .option('verify', {
-        type: 'boolean',
-        describe:
-          'read every byte: .npz CRCs and sizes, data filling its declared size, bool bytes 0/1; each shard of a sharded checkpoint holds exactly the tensors its map gives it',
       })
       .example(
         examples([
@@ -124,7 +134,6 @@ export const inspectCommand: CommandSpec = {
   run: async (args, io) => {
     const refs = (args.files as readonly string[]).map(String);
     if (refs.some(isStdio)) throw usageError('inspect reads a file, not standard input');
-    if (args.output !== undefined) throw usageError('inspect prints to stdout; -o is not used');
     const reports: InspectReport[] = [];
     for (const ref of refs) reports.push(await inspectOne(ref, args, io));
     return { kind: 'inspect', reports };

@@ -6,25 +6,33 @@ import {
   type TensorFile,
   type TensorStream,
 } from '@tensorops/io/node';
-import { integerOption, isStdio, usageError } from '../args.js';
-import { loadTensor } from '../inputs.js';
-import { openOptions } from '../remote.js';
-import { pickTensor } from '../tensor-names.js';
+import { isStdio } from '../args/dashes.js';
+import { integerOption } from '../args/flag-values.js';
+import { usageError } from '../args/usage-errors.js';
+import { HTTP_FLAGS } from '../input/http-flags.js';
+import { loadTensor } from '../input/inputs.js';
+import { openOptions } from '../input/remote.js';
+import { pickTensor } from '../input/tensor-names.js';
+import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
 
 export const showCommand: CommandSpec = {
   command: 'show <ref>',
   describe:
     'print one stored tensor: a view on a terminal, .npy (or --format) in a pipe or with -o',
+  options: {
+    ...TENSOR_OUTPUT_FLAGS,
+    ...HTTP_FLAGS,
+    head: {
+      type: 'string',
+      describe: 'only the first N entries along axis 0 (only their bytes are read)',
+    },
+  },
   builder: (y) =>
     y
       .positional('ref', {
         type: 'string',
         describe: 'FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, or - (.npy on stdin)',
-      })
-      .option('head', {
-        type: 'string',
-        describe: 'only the first N entries along axis 0 (only their bytes are read)',
       })
       .example(
         examples([

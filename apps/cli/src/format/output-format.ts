@@ -1,5 +1,5 @@
 import type { TensorFormat } from '@tensorops/io';
-import { usageError } from '../args.js';
+import { usageError } from '../args/usage-errors.js';
 
 // Which format an output is written in: --format, else --json, else the -o file's extension.
 

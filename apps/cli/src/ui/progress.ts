@@ -56,8 +56,9 @@ export function createProgress(options: ProgressOptions): Progress {
   let lastDraw = Number.NEGATIVE_INFINITY;
   let drawn = 0; // width of the text on the line now
   let finished = false;
-  // A clock read costs ~80 ns. Updates that come faster than one per millisecond (say, per
-  // element) read it only every `stride` calls, so the bar costs a counter increment per call.
+  // A clock read costs far more than a counter increment. Updates that come faster than one per
+  // millisecond (say, per element) read it only every `stride` calls, so the bar costs a counter
+  // increment per call.
   let stride = 1;
   let calls = 0;
   let lastRead = start;

@@ -1,6 +1,6 @@
 import { tensorFrom } from '@tensorops/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliStream } from '../cli-io.js';
+import type { CliStream } from '../run/cli-io.js';
 
 // A terminal where colour is on: chalk, loaded by the first render below, sees a colour level.
 const saved = process.env.FORCE_COLOR;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { tensorFrom } from '@tensorops/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliStream } from '../cli-io.js';
+import type { CliStream } from '../run/cli-io.js';
 import { renderTensorTable, renderTensorView, terminalStyle } from './render.js';
 
 const saved = process.env.FORCE_COLOR;
@@ -138,6 +138,6 @@ describe('render.ts keeps Ink and React lazy', () => {
     const statics = [
       ...source.matchAll(/^(?:import|export)\s+(?!type\s)[^;]*?from\s+'([^']+)'/gms),
     ].map((m) => m[1]);
-    expect(statics).toEqual(['../cli-io.js', './layout.js']);
+    expect(statics).toEqual(['../run/cli-io.js', './layout.js']);
   });
 });

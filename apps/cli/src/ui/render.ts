@@ -1,9 +1,9 @@
-// The one door to the Ink views. output.ts imports this module lazily, and this module imports
-// Ink, React and the components lazily in turn, so that colour can be switched off in the
-// environment before chalk (inside Ink) reads it: chalk ignores NO_COLOR and decides its colour
-// level once, when it is first imported.
+// The one door to the Ink views. show-tensor.ts and output/inspect.ts import this module lazily,
+// and this module imports Ink, React and the components lazily in turn, so that colour can be
+// switched off in the environment before chalk (inside Ink) reads it: chalk ignores NO_COLOR and
+// decides its colour level once, when it is first imported.
 import type { Tensor } from '@tensorops/core';
-import { type CliStream, writeAll } from '../cli-io.js';
+import { type CliStream, writeAll } from '../run/cli-io.js';
 import { resolveColumns } from './layout.js';
 import type { TensorEntry } from './tensor-table.js';
 

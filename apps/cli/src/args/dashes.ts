@@ -1,5 +1,3 @@
-import { TensorOpsError } from '@tensorops/core';
-
 /**
  * yargs turns a bare `-` positional into "" or true and rejects `--output -`, so `-` is swapped
  * for a placeholder before parsing, and back after it ({@link typedArgs}, {@link typedMessage}).
@@ -42,41 +40,4 @@ export function typedMessage(message: string): string {
 /** `-`: standard input or output. */
 export function isStdio(ref: string): boolean {
   return ref === '-';
-}
-
-export function usageError(message: string): TensorOpsError {
-  return new TensorOpsError('E_USAGE', message);
-}
-
-/**
- * The yargs option of an integer flag. It has no yargs type (the parser keeps the text as typed,
- * see `parse-numbers` in main.ts) so {@link integerOption} can refuse `1.5`, `0x10` or `1e3`
- * that a number type would coerce; the default is a number so `--help` shows `[default: 0]`.
- * `requiresArg`: a flag given without a value is a usage error instead of its default.
- */
-export function integerFlag(describe: string, fallback: number) {
-  return { describe: `${describe} (integer)`, default: fallback, requiresArg: true } as const;
-}
-
-/** `--axis abc` would parse to NaN in yargs: integer flags are taken as text and checked here. */
-export function integerOption(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  const text = String(value).trim();
-  const n = Number(text);
-  if (text === '' || !Number.isSafeInteger(n) || !/^[+-]?\d+$/.test(text)) {
-    throw usageError(`--${name} takes an integer, got '${value}'`);
-  }
-  return n;
-}
-
-export function choiceOption<T extends string>(
-  name: string,
-  value: unknown,
-  choices: readonly T[],
-  fallback: T,
-): T {
-  if (value === undefined) return fallback;
-  if (choices.includes(value as T)) return value as T;
-  throw usageError(`--${name} takes one of ${choices.join(', ')}, got '${value}'`);
 }

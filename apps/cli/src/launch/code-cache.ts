@@ -19,7 +19,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 
-import { DIGEST_WASM } from './wasm/digest-binary.js';
+import { DIGEST_WASM } from '../wasm/digest-binary.js';
 
 /**
  * The cache folder: TENSOROPS_CACHE_DIR when set (empty: no cache), else $XDG_CACHE_HOME/tensorops,

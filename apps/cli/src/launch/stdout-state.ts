@@ -1,5 +1,5 @@
 import { fstatSync, readFileSync } from 'node:fs';
-import type { CliStream } from './cli-io.js';
+import type { CliStream } from '../run/cli-io.js';
 
 // Node opens /dev/null (read-write) on a standard descriptor that was closed at start (`>&-`), so
 // output written there would vanish with exit 0. A shell redirect `> /dev/null` opens it

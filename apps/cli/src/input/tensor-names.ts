@@ -1,6 +1,6 @@
 import { isTensorOpsError, TensorOpsError } from '@tensorops/core';
 import type { StoredTensor, TensorFile } from '@tensorops/io/node';
-import { printable, truncateMiddle } from './ui/layout.js';
+import { printable, truncateMiddle } from '../ui/layout.js';
 
 /** Names an error message quotes before it gives the rest as a count. */
 const NAMES_SHOWN = 2;

@@ -1,5 +1,10 @@
-import type { TensorOpsError } from '@tensorops/core';
-import { usageError } from './args.js';
+import { TensorOpsError } from '@tensorops/core';
+import { type CommandSpec, commandName } from '../commands/command.js';
+
+/** A usage error: one line on stderr, exit 2. */
+export function usageError(message: string): TensorOpsError {
+  return new TensorOpsError('E_USAGE', message);
+}
 
 /** What a rewrite of a yargs message may look at: the words typed and the flags the command has. */
 export interface UsageContext {
@@ -9,6 +14,10 @@ export interface UsageContext {
   readonly flags: readonly string[];
   /** The words typed after `--`, which are operands even when they look like options. */
   readonly operands?: readonly string[];
+  /** The command named, whose `refuses` words a flag of another command. */
+  readonly command?: Pick<CommandSpec, 'command' | 'refuses'>;
+  /** Each flag some command takes, by long name and alias, mapped to its long name. */
+  readonly otherFlags?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -16,6 +25,9 @@ export interface UsageContext {
  * several lines); these become one line that names the flag and what it takes.
  */
 export function usageErrorOf(message: string, context: UsageContext): TensorOpsError {
+  // Named first: where it stands, such a flag can make yargs read the words around it wrongly.
+  const notTaken = flagOfAnotherCommand(context);
+  if (notTaken !== undefined) return notTaken;
   const unknown = /^Unknown arguments?: (.+)$/.exec(firstLine(message));
   if (unknown) return unknownArgument((unknown[1] as string).split(', ')[0] as string, context);
   const choices = /Argument: (\S+), Given: (.+), Choices: (.+)$/m.exec(message);
@@ -56,6 +68,26 @@ function unknownArgument(word: string, context: UsageContext): TensorOpsError {
       ? `unknown option ${dashes}${word} (see --help)`
       : `unknown option ${dashes}${word}; did you mean --${suggestion}?`,
   );
+}
+
+/**
+ * A flag another command takes, typed for one that does not (as `--flag`, `--flag=value`,
+ * `--no-flag` or its alias): in the command's words if it has some.
+ */
+function flagOfAnotherCommand(context: UsageContext): TensorOpsError | undefined {
+  const { command, otherFlags } = context;
+  if (command === undefined || otherFlags === undefined) return undefined;
+  for (const arg of context.argv) {
+    if (!/^--?[^-]/.test(arg)) continue;
+    const name = flagName(arg);
+    const flag = otherFlags.get(name) ?? otherFlags.get(name.replace(/^no-/, ''));
+    if (flag === undefined || context.flags.includes(flag)) continue;
+    const words = commandName(command);
+    return usageError(
+      command.refuses?.[flag] ?? `${words} does not take --${flag} (see tensorops ${words} --help)`,
+    );
+  }
+  return undefined;
 }
 
 /** `--no-axis=3` → `axis`... as yargs names it: without dashes, value or `no-` prefix kept off. */

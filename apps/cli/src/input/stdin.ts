@@ -4,7 +4,7 @@
 // straight into the reader's buffers.
 
 import { fstatSync, readFileSync } from 'node:fs';
-import type { CliIO } from './cli-io.js';
+import type { CliIO } from '../run/cli-io.js';
 
 /** O_NONBLOCK in the octal `flags:` of /proc/self/fdinfo (Linux, every architecture but alpha/sparc/parisc). */
 const O_NONBLOCK = 0o4000;

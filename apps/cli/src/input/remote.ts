@@ -9,8 +9,9 @@
 import type { HttpSourceOptions } from '@tensorops/io';
 import type { OpenTensorFileOptions } from '@tensorops/io/node';
 import { httpHeaderProblem } from '@tensorops/io/node/internal';
-import { integerOption, usageError } from './args.js';
-import type { CliIO } from './cli-io.js';
+import { integerOption } from '../args/flag-values.js';
+import { usageError } from '../args/usage-errors.js';
+import type { CliIO } from '../run/cli-io.js';
 
 /** Seconds a command may spend on its http(s) inputs when neither --timeout nor the variable says. */
 const DEFAULT_TIMEOUT_SECONDS = 60;

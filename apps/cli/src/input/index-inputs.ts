@@ -3,10 +3,12 @@ import type { Tensor } from '@tensorops/core';
 import { decodeNpy, parseIndexText } from '@tensorops/io';
 import { readStream } from '@tensorops/io/node';
 import { isHttpUrl, printableUrl } from '@tensorops/io/node/internal';
-import type { Argv } from 'yargs';
-import { isStdio, usageError } from './args.js';
-import type { CliIO } from './cli-io.js';
-import type { ParsedArgs } from './commands/command.js';
+import type { Argv, Options } from 'yargs';
+import { isStdio } from '../args/dashes.js';
+import { usageError } from '../args/usage-errors.js';
+import type { ParsedArgs } from '../commands/command.js';
+import type { WholeTensorInputs } from '../launch/huge-pages.js';
+import type { CliIO } from '../run/cli-io.js';
 import { loadTensor } from './inputs.js';
 
 /** Index files read as text (parseIndexText's grammar), chosen by extension. */
@@ -20,14 +22,20 @@ export const INDEX_REF_HELP =
 
 /** The index operand: the optional positional INDICES_FILE, or inline `--indices`; one of them. */
 export function withIndexOperand(y: Argv, describe: string): Argv {
-  return y
-    .positional('indices_file', { type: 'string', describe: `${describe}: ${INDEX_REF_HELP}` })
-    .option('indices', {
-      type: 'string',
-      requiresArg: true,
-      describe: "the indices inline instead of INDICES_FILE: '3,1,4', '[[0,1],[2,3]]'",
-    });
+  return y.positional('indices_file', {
+    type: 'string',
+    describe: `${describe}: ${INDEX_REF_HELP}`,
+  });
 }
+
+/** `--indices`, the inline form of the index operand of {@link withIndexOperand}. */
+export const INDICES_FLAG = {
+  indices: {
+    type: 'string',
+    requiresArg: true,
+    describe: "the indices inline instead of INDICES_FILE: '3,1,4', '[[0,1],[2,3]]'",
+  },
+} as const satisfies Record<string, Options>;
 
 /** Loads the index operand of {@link withIndexOperand}; `-` may stand for stdin once overall. */
 export async function loadIndexOperand(args: ParsedArgs, io: CliIO): Promise<Tensor> {
@@ -77,6 +85,11 @@ function startsWithNpyMagic(bytes: Uint8Array): boolean {
 /** The whole file, through the bounded stream reader (FIFOs and /dev/fd/N included). */
 function readTextFile(path: string): Promise<Uint8Array> {
   return readStream(createReadStream(path), { label: path });
+}
+
+/** DATA and INDICES_FILE as typed (undefined with inline --indices): what a large run reads. */
+export function dataAndIndexRefs(args: ParsedArgs): WholeTensorInputs {
+  return [String(args.data), args.indices_file as string | undefined];
 }
 
 /** DATA (a tensor reference or -) and the index operand; stdin serves one of them. */

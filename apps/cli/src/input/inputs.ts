@@ -8,8 +8,9 @@ import {
   type TensorFile,
 } from '@tensorops/io/node';
 import { rangeReadable } from '@tensorops/io/node/internal';
-import { isStdio, usageError } from './args.js';
-import type { CliIO } from './cli-io.js';
+import { isStdio } from '../args/dashes.js';
+import { usageError } from '../args/usage-errors.js';
+import type { CliIO } from '../run/cli-io.js';
 import { openOptions } from './remote.js';
 import { stdinFilePath, stdinPipeFd } from './stdin.js';
 import { pickTensor } from './tensor-names.js';

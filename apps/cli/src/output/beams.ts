@@ -1,10 +1,11 @@
 import { type BeamSequences, beamsToJson, formatTokens } from '@tensorops/gather-tree';
 import { parseOutputRef } from '@tensorops/io';
 import { writeOutputPath } from '@tensorops/io/node';
-import { isStdio, usageError } from './args.js';
-import { type CliIO, writeAll } from './cli-io.js';
-import { chooseFormat, isTextFormat } from './format/output-format.js';
-import type { OutputOptions } from './output.js';
+import { isStdio } from '../args/dashes.js';
+import { usageError } from '../args/usage-errors.js';
+import { chooseFormat, isTextFormat } from '../format/output-format.js';
+import { type CliIO, writeAll } from '../run/cli-io.js';
+import type { OutputOptions } from './options.js';
 
 /**
  * Decoded beams are token sequences of different lengths, so only the text formats hold them:

@@ -2,8 +2,7 @@
 // The `tensorops` bin: starts the CLI bundle (tensorops-main.cjs, built from bin.ts) with its
 // compiled code cached between runs. Node >= 22.1 caches through module.enableCompileCache;
 // Node 20 compiles the bundle as a vm.Script with V8's cachedData (what v8-compile-cache does).
-// Any failure of the cache is silent and costs only a normal compile (see code-cache.ts). A large
-// gather-elements or gather-nd run first starts again with huge pages (see huge-pages.ts).
+// Any failure of the cache is silent and costs only a normal compile (see code-cache.ts).
 
 import { readFileSync, statSync } from 'node:fs';
 import module, { createRequire } from 'node:module';
@@ -20,8 +19,9 @@ import {
   scratchBuffer,
   writeCodeCache,
 } from './code-cache.js';
-import { relaunchWithHugePages, wantsHugePages } from './huge-pages.js';
 
+// import.meta.url is this bundle's own file, dist/tensorops.cjs (scripts/bundle.mjs): the CLI
+// bundle is beside it, package.json one folder up.
 const MAIN = fileURLToPath(new URL('./tensorops-main.cjs', import.meta.url));
 
 /**
@@ -125,7 +125,4 @@ function start(): void {
   );
 }
 
-const argv = process.argv.slice(2);
-if (wantsHugePages(argv, process.env))
-  relaunchWithHugePages(process.argv[1] as string, argv, start);
-else start();
+start();

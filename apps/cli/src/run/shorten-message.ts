@@ -3,7 +3,7 @@
 // quoted name or value. So those are shortened, paths first, and the words between them are kept.
 
 import { isAbsolute, relative } from 'node:path';
-import { truncateMiddle } from './ui/layout.js';
+import { truncateMiddle } from '../ui/layout.js';
 
 /** A path or URL is never cut below this (its file name, when that fits, stays whole). */
 const PATH_FLOOR = 32;

@@ -1,14 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { removePendingTempFilesSync } from '@tensorops/io/node';
-import type { CliStream } from './cli-io.js';
+import type { CliStream } from '../run/cli-io.js';
+import { EXIT_FAILURE, errorLine } from '../run/exit-codes.js';
+import { type HandOff, run } from '../run/main.js';
 import { END_SIGNALS } from './end-signals.js';
-import { EXIT_FAILURE, errorLine } from './exit-codes.js';
-import { run } from './main.js';
+import { relaunchWithHugePages, wantsHugePages } from './huge-pages.js';
 import { closedStdout, stdoutWasClosed } from './stdout-state.js';
 
 const STALLED = 'the command stopped before it finished: nothing it waited for could happen';
 
 // The standard streams are set up on first use: a run that writes its result to a file and
-// prints nothing never loads the stream classes behind them (milliseconds of start-up).
+// prints nothing never loads the stream classes behind them, whose loading is start-up time.
 let stdout: CliStream | undefined;
 const standardOutput = (): CliStream => {
   if (stdout === undefined && stdoutWasClosed()) stdout = closedStdout;
@@ -29,7 +31,7 @@ const standardOutput = (): CliStream => {
 // were), then ends the process by the same signal, so the shell sees 128+N. Re-raising it with
 // the default action ends the process at once, even while a worker thread is blocked (opening a
 // FIFO nobody writes to), which process.exit() would wait for. A second signal during the clean-up
-// (the terminal's and the launcher's copy of one Ctrl-C) is the same request and is ignored.
+// (the terminal's and the first CLI's copy of one Ctrl-C) is the same request and is ignored.
 let ending = false;
 const endBySignal = (signal: NodeJS.Signals): void => {
   if (ending) return;
@@ -51,21 +53,44 @@ process.once('beforeExit', () => {
   process.exitCode = EXIT_FAILURE;
 });
 
+// A large run of a command that holds its tensors whole goes on in a CLI started again with huge
+// pages (huge-pages.ts), before it has read or written anything. That CLI handles the signals,
+// which this process passes on; it removes its own temp files. If it cannot start, the command
+// runs here, as if nothing had happened.
+const withHugePages: HandOff = (spec, args) => {
+  if (!wantsHugePages(spec.wholeTensorInputs?.(args), process.env)) return undefined;
+  for (const s of END_SIGNALS) process.off(s, endBySignal);
+  return relaunchWithHugePages(process.argv[1] as string, process.argv.slice(2)).then((code) => {
+    if (code === undefined) for (const s of END_SIGNALS) process.on(s, endBySignal);
+    return code;
+  });
+};
+
+// This module runs only as the bundle dist/tensorops-main.cjs (scripts/bundle.mjs), whose
+// import.meta.url is that file: package.json is one folder up.
+const VERSION: string = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+).version;
+
 // exitCode, not process.exit(): exiting right after a large stdout write truncates piped output.
-run(process.argv.slice(2), {
-  // Getters: touching process.stdin sets up a stream (~1 ms) that most runs never read.
-  get stdin() {
-    return process.stdin;
+run(
+  process.argv.slice(2),
+  {
+    // Getters: touching process.stdin sets up a stream, start-up work for most runs, which never read it.
+    get stdin() {
+      return process.stdin;
+    },
+    stdinFd: 0,
+    get stdout() {
+      return standardOutput();
+    },
+    get stderr() {
+      return process.stderr;
+    },
+    env: process.env,
   },
-  stdinFd: 0,
-  get stdout() {
-    return standardOutput();
-  },
-  get stderr() {
-    return process.stderr;
-  },
-  env: process.env,
-}).then((code) => {
+  { version: VERSION, handOff: withHugePages },
+).then((code) => {
   finished = true;
   process.exitCode = code;
 });

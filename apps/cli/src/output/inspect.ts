@@ -1,8 +1,8 @@
-import { type CliIO, writeAll } from './cli-io.js';
-import { formatBytes } from './format/bytes.js';
+import { formatBytes } from '../format/bytes.js';
+import { type CliIO, writeAll } from '../run/cli-io.js';
+import { printable } from '../ui/layout.js';
 import type { InspectReport } from './inspect-report.js';
-import type { OutputOptions } from './output.js';
-import { printable } from './ui/layout.js';
+import type { OutputOptions } from './options.js';
 
 /**
  * `inspect`: the --json document (one report; an array of them for several files), or a plain
@@ -23,7 +23,7 @@ export async function emitInspect(
     await writeAll(io.stdout, reports.map(inspectTable).join('\n'));
     return;
   }
-  const { renderTensorTable } = await import('./ui/render.js');
+  const { renderTensorTable } = await import('../ui/render.js');
   for (const [i, report] of reports.entries()) {
     if (i > 0) await writeAll(io.stdout, '\n');
     const title = `${report.file}: ${report.format}, ${shardCount(report)}${formatBytes(report.size)}`;

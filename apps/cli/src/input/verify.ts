@@ -1,6 +1,6 @@
 import { TensorOpsError } from '@tensorops/core';
 import type { StoredTensor, TensorFile } from '@tensorops/io/node';
-import { printable } from './ui/layout.js';
+import { printable } from '../ui/layout.js';
 
 /** Bytes read at a time for tensors that cannot be streamed as values (sub-byte dtypes). */
 const RAW_CHUNK_BYTES = 1 << 20;

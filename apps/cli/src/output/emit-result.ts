@@ -1,0 +1,54 @@
+import type { CommandResult } from '../commands/command.js';
+import type { CliIO } from '../run/cli-io.js';
+import { emitInspect } from './inspect.js';
+import type { OutputOptions } from './options.js';
+import { startProgress, tracked } from './progress.js';
+import { emitEntries } from './tensor-sink.js';
+
+/** Routes any command result to its sink; releases the result's input files afterwards. */
+export async function emitResult(
+  result: CommandResult,
+  options: OutputOptions,
+  io: CliIO,
+): Promise<void> {
+  switch (result.kind) {
+    case 'tensor':
+      return emitEntries(
+        [{ name: undefined, data: result.tensor }],
+        { output: options.output, metadata: null, compress: false, label: result.label },
+        options,
+        io,
+      );
+    case 'inspect':
+      return emitInspect(result.reports, options, io);
+    case 'beams': {
+      const { emitBeams } = await import('./beams.js');
+      return emitBeams(result.beams, options, io);
+    }
+    case 'stream': {
+      const progress = startProgress(result.label, result.stream.nbytes, options, io);
+      try {
+        return await emitEntries(
+          [{ name: undefined, data: tracked(result.stream, progress) }],
+          { output: options.output, metadata: null, compress: false, label: result.label },
+          options,
+          io,
+        );
+      } finally {
+        progress.finish();
+        await result.dispose();
+      }
+    }
+    case 'tensors': {
+      const total = result.entries.reduce((n, e) => n + e.data.nbytes, 0);
+      const progress = startProgress(result.label, total, options, io);
+      const entries = result.entries.map((e) => ({ ...e, data: tracked(e.data, progress) }));
+      try {
+        return await emitEntries(entries, result, options, io);
+      } finally {
+        progress.finish();
+        await result.dispose();
+      }
+    }
+  }
+}
