@@ -1,52 +1,73 @@
-import { numberToBfloat16, numberToFloat16 } from '@tensorops/core';
-import {
-  type Digits,
-  digitsValue,
-  roundSignificant,
-  stripZeros,
-} from '../src/format/exact-decimal.js';
+import { type Digits, stripZeros } from '../src/format/exact-decimal.js';
 import { exponentText, type FloatDtype, splitDigits } from '../src/format/float-text.js';
 
-// The slow, plainly correct search that shortestDigits must match digit for digit: for p = 1, 2,
-// ... significant digits, JS's own rounding to p digits (toExponential, with exact ties settled
-// in integers), read back through Number() and the dtype's rounding, until one reads back; and
-// numpy's str of a scalar laid out from those digits with strings, as reprFloat must print it.
+// The slow, plainly correct search that shortestDigits must match digit for digit, in exact
+// integer arithmetic: numpy's Dragon4 unique mode stated as a search. For p = 1, 2, ... significant
+// digits, the two p-digit numbers next to the value (below it and above it) are tried against the
+// value's rounding interval in its own dtype; the first p with one inside gives the digits (the
+// closer of the two when both are, the even one on a tie). And numpy's str of a scalar laid out
+// from those digits with strings, as reprFloat must print it.
 
-const MAX_SIGNIFICANT: Record<FloatDtype, number> = {
-  float16: 5,
-  bfloat16: 4,
-  float32: 9,
-  float64: 17,
+interface BinaryFormat {
+  readonly mantissaBits: number;
+  /** The exponent bias: a normal value is 1.m * 2^(field - bias). */
+  readonly bias: number;
+}
+
+const FORMATS: Record<Exclude<FloatDtype, 'float64'>, BinaryFormat> = {
+  float16: { mantissaBits: 10, bias: 15 },
+  bfloat16: { mantissaBits: 7, bias: 127 },
+  float32: { mantissaBits: 23, bias: 127 },
 };
 
 /** Shortest digits of |x| (finite, non-zero) that round-trip in `dtype`. */
 export function referenceShortestDigits(a: number, dtype: FloatDtype): Digits {
   if (dtype === 'float64') return parseExponential(a.toExponential());
-  const same = roundTrips(dtype);
-  for (let p = 1; p < MAX_SIGNIFICANT[dtype]; p++) {
-    const candidate = roundedDigits(a, p);
-    if (same(digitsValue(candidate), a)) return candidate;
-  }
-  return roundedDigits(a, MAX_SIGNIFICANT[dtype]);
-}
+  const { mantissaBits, bias } = FORMATS[dtype];
 
-/** |x| rounded to `p` significant digits, half to even (toExponential rounds exact ties up). */
-function roundedDigits(a: number, p: number): Digits {
-  const longer = a.toExponential(p);
-  // A tie needs the exact value to end in 5 one digit further; only then is the exact path needed.
-  if (longer[longer.indexOf('e') - 1] === '5' && Number(longer) === a)
-    return roundSignificant(a, p);
-  return parseExponential(a.toExponential(p - 1));
-}
+  // a = m * 2^k, m below 2^(mantissaBits + 1); below the normal range k stays at its least.
+  let top = Math.floor(Math.log2(a));
+  while (2 ** top > a) top--;
+  while (2 ** (top + 1) <= a) top++;
+  const k = Math.max(top, 1 - bias) - mantissaBits;
+  const m = a / 2 ** k;
+  if (!Number.isInteger(m) || m >= 2 ** (mantissaBits + 1)) throw new Error(`${a} is no ${dtype}`);
 
-function roundTrips(dtype: FloatDtype): (candidate: number, a: number) => boolean {
-  switch (dtype) {
-    case 'float16':
-      return (c, a) => numberToFloat16(c) === numberToFloat16(a);
-    case 'bfloat16':
-      return (c, a) => numberToBfloat16(c) === numberToBfloat16(a);
-    default:
-      return (c, a) => Math.fround(c) === a;
+  // In units of 2^(k-2): a is 4m; the numbers that read back as a lie between the midpoints
+  // with its neighbours, 4m + 2 above and 4m - 2 below (4m - 1 at the bottom of a binade, where
+  // the gap below is half the gap above). A midpoint itself reads back (ties to even) when m is
+  // even. All three are written exactly as integers times 10^-places (2^-j = 5^j * 10^-j).
+  const lopsided = m === 2 ** mantissaBits && k > 1 - bias - mantissaBits;
+  const places = Math.max(2 - k, 0);
+  const quarterUlp = k >= 2 ? 2n ** BigInt(k - 2) : 5n ** BigInt(places);
+  const value = BigInt(4 * m) * quarterUlp;
+  const lowEnd = value - (lopsided ? 1n : 2n) * quarterUlp;
+  const highEnd = value + 2n * quarterUlp;
+  const even = m % 2 === 0;
+  const inside = (c: bigint): boolean =>
+    even ? lowEnd <= c && c <= highEnd : lowEnd < c && c < highEnd;
+
+  // p significant digits keep the first p of value's digits: the candidates are value cut to
+  // them and that plus one unit of the last digit kept. At all its digits, value is one itself.
+  const length = value.toString().length;
+  for (let p = 1; ; p++) {
+    const unit = 10n ** BigInt(Math.max(length - p, 0));
+    const below = value - (value % unit);
+    const above = below + unit;
+    if (!inside(below) && !inside(above)) continue;
+    // Both inside: the nearer, the even one (in units of the last digit) when a is halfway.
+    const fromBelow = value - below;
+    const fromAbove = above - value;
+    const pick = !inside(above)
+      ? below
+      : !inside(below)
+        ? above
+        : fromBelow < fromAbove || (fromBelow === fromAbove && (below / unit) % 2n === 0n)
+          ? below
+          : above;
+    const digits = (pick / unit).toString();
+    const scale = Math.max(length - p, 0) - places; // pick is digits * 10^scale
+    return { digits: stripZeros(digits), exp: scale + digits.length - 1 };
   }
 }
 

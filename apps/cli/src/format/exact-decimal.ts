@@ -53,8 +53,3 @@ export function roundSignificant(a: number, n: number): Digits {
     return { digits: stripZeros(kept.slice(0, -1)), exp: exp + 1 };
   return { digits: stripZeros(kept), exp };
 }
-
-/** The number that `digits` spell (correctly rounded to float64). */
-export function digitsValue({ digits, exp }: Digits): number {
-  return Number(`${digits}e${exp - digits.length + 1}`);
-}

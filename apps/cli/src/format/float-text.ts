@@ -11,7 +11,8 @@ import { shortestDecimal, shortestDigits } from './shortest-digits.js';
 import { TextBytes } from './text-bytes.js';
 
 // Decimal text of floats the way numpy prints them (its Dragon4 "unique" mode: the shortest digits
-// that read back to the same value in the element's own dtype, rounded exactly, ties to even).
+// that read back to the same value in the element's own dtype, the nearer of the two candidates
+// on either side of it, ties to even; shortest-digits.ts).
 // Display only: values reach here as JS numbers, which hold every float16/bfloat16/float32 exactly.
 
 /** The float dtypes whose elements are formatted as floats. */

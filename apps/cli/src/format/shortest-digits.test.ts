@@ -11,13 +11,16 @@ import {
   referenceReprFloat,
   referenceShortestDigits,
 } from '../../test/shortest-digits-reference.js';
+import { stripZeros } from './exact-decimal.js';
+import { exactShortest } from './exact-shortest.js';
 import { type FloatDtype, reprFloat } from './float-text.js';
-import { shortestDigits } from './shortest-digits.js';
+import { binaryValue, type NarrowDtype, shortestDigits } from './shortest-digits.js';
 
 // shortestDigits and reprFloat against the reference search and layout, character for
 // character: every float16, bfloat16 and float8 value, float32 over every exponent with
 // random mantissas plus the hard cases (powers of two, subnormals, the extremes, nine-digit
-// forms, exact ties, candidates that fall exactly on a rounding boundary), and float64.
+// forms, exact ties, candidates that fall exactly on a rounding boundary), and float64. The
+// exact search that shortestDigits falls back on, against the reference on its own.
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
@@ -30,6 +33,23 @@ function float32Of(bits: number): number {
 /** `count` uniform random 32-bit words, the same on every run. */
 function words(count: number, seed: number): number[] {
   return fc.sample(fc.noBias(fc.integer({ min: 0, max: 0xffffffff })), { seed, numRuns: count });
+}
+
+/** `perExponent` float32 values of every exponent field, their other bits random under `mask`. */
+function everyExponent(perExponent: number, seed: number, mask: number): number[] {
+  return words(255 * perExponent, seed).map((w, i) => {
+    const field = Math.floor(i / perExponent);
+    return float32Of((field << 23) | (w & mask));
+  });
+}
+
+/** The float32 values of every exponent field with each of `fractions` as mantissa bits. */
+function withFractions(fractions: readonly number[]): number[] {
+  const values: number[] = [];
+  for (let field = 0; field < 255; field++) {
+    for (const fraction of fractions) values.push(float32Of((field << 23) | fraction));
+  }
+  return values;
 }
 
 /** The values among `values` whose text or digits differ from the reference's, with both. */
@@ -45,6 +65,23 @@ function mismatches(values: Iterable<number>, dtype: FloatDtype): string[] {
     const slow = referenceShortestDigits(a, dtype);
     if (fast.digits !== slow.digits || fast.exp !== slow.exp) {
       out.push(`${a}: ${fast.digits}e${fast.exp}, reference ${slow.digits}e${slow.exp}`);
+    }
+  }
+  return out;
+}
+
+/** The values among `values` whose digits from the exact search differ from the reference's. */
+function exactMismatches(values: Iterable<number>, dtype: NarrowDtype): string[] {
+  const out: string[] = [];
+  for (const x of values) {
+    if (!Number.isFinite(x) || x === 0) continue;
+    const a = Math.abs(x);
+    const { units, scale } = exactShortest(binaryValue(a, dtype));
+    const all = String(units); // may end in zeros
+    const exp = scale + all.length - 1;
+    const slow = referenceShortestDigits(a, dtype);
+    if (stripZeros(all) !== slow.digits || exp !== slow.exp) {
+      out.push(`${a}: ${all}e${exp}, reference ${slow.digits}e${slow.exp}`);
     }
   }
   return out;
@@ -73,21 +110,11 @@ describe('shortestDigits matches the reference search', () => {
   });
 
   it('on float32 over every exponent, with random mantissas and signs', () => {
-    const perExponent = 600;
-    const values = words(255 * perExponent, 1).map((w, i) => {
-      const field = Math.floor(i / perExponent);
-      return float32Of((field << 23) | (w & 0x807fffff));
-    });
-    expect(mismatches(values, 'float32')).toEqual([]);
+    expect(mismatches(everyExponent(600, 1, 0x807fffff), 'float32')).toEqual([]);
   });
 
   it('on float32 powers of two, their neighbours, subnormals and the extremes', () => {
-    const values: number[] = [];
-    for (let field = 0; field < 255; field++) {
-      for (const fraction of [0, 1, 2, 3, 0x400000, 0x7ffffd, 0x7ffffe, 0x7fffff]) {
-        values.push(float32Of((field << 23) | fraction));
-      }
-    }
+    const values = withFractions([0, 1, 2, 3, 0x400000, 0x7ffffd, 0x7ffffe, 0x7fffff]);
     // min subnormal, max subnormal, min normal, max finite
     values.push(float32Of(1), float32Of(0x7fffff), float32Of(0x800000), float32Of(0x7f7fffff));
     expect(mismatches(values, 'float32')).toEqual([]);
@@ -196,5 +223,18 @@ describe('shortestDigits matches the reference search', () => {
       values.push(((random[i + 2] as number) / 2 ** 31 - 1) * scale);
     }
     expect(mismatches(values, 'float64')).toEqual([]);
+  });
+});
+
+describe('the exact search matches the reference search', () => {
+  it('on every float16 and bfloat16, and on float32 powers of two with their neighbours', () => {
+    expect(exactMismatches(patterns16(float16ToNumber), 'float16')).toEqual([]);
+    expect(exactMismatches(patterns16(bfloat16ToNumber), 'bfloat16')).toEqual([]);
+    const values = withFractions([0, 1, 2, 0x400000, 0x7ffffe, 0x7fffff]);
+    expect(exactMismatches(values, 'float32')).toEqual([]);
+  });
+
+  it('on float32 over every exponent, with random mantissas', () => {
+    expect(exactMismatches(everyExponent(40, 2, 0x7fffff), 'float32')).toEqual([]);
   });
 });

@@ -1,17 +1,21 @@
-import { numberToBfloat16, numberToFloat16 } from '@tensorops/core';
-import { type Digits, digitsValue, roundSignificant, stripZeros } from './exact-decimal.js';
+import { numberToBfloat16 } from '@tensorops/core';
+import { type Digits, stripZeros } from './exact-decimal.js';
+import { type BinaryValue, exactShortest } from './exact-shortest.js';
 import type { FloatDtype } from './float-text.js';
 import { POW10, powers } from './powers-of-ten.js';
 
-// The shortest decimal digits of a float that read back to it in its own dtype: of p = 1, 2, ...
-// significant digits, the fewest for which the value rounded to p digits (exactly, half to even)
-// reads back (decimal -> float64 -> dtype, as Number() and the dtype's rounding do); failing
-// that, the value rounded to the dtype's full digit count. float64 is JS's own shortest form.
+// The shortest decimal digits of a float in its own dtype, as numpy's Dragon4 unique mode finds
+// them: the fewest significant digits p for which a p-digit number lies inside the value's
+// rounding interval (the numbers that read back as it; its ends count when the mantissa is
+// even), and of the two p-digit numbers next to the value the nearer one inside (the even one
+// on a tie). At a power of two the interval reaches half as far below as above, so that number
+// can be the one above even where the value rounded to p digits lies below. float64 takes JS's
+// own shortest form.
 //
 // The narrow dtypes (float16, bfloat16, float32; float8 prints as float32) hold values whose
 // scaled forms a * 10^n fit float64 with room to spare, so each candidate is judged in float64
 // from a, its rounding interval and a bound on the arithmetic's error: inside the interval, or
-// outside it, by more than that bound. Exact ties and candidates exactly on a midpoint are
+// outside it, by more than that bound. Exact ties and candidates exactly on an interval end are
 // recognised in integers; anything else within the bound goes to the exact search (BigInt).
 
 interface NarrowFormat {
@@ -22,8 +26,6 @@ interface NarrowFormat {
   readonly maxDigits: number;
   /** The dtype's bits of a value it holds. */
   readonly bitsOf: (a: number) => number;
-  /** Whether a number read from decimal text becomes the value `a`. */
-  readonly readsBackAs: (candidate: number, a: number) => boolean;
 }
 
 const f32 = new Float32Array(1);
@@ -43,17 +45,12 @@ const NARROW: Record<NarrowDtype, NarrowFormat> = {
       const field = ((u32[0] as number) >>> 23) - 112;
       return field > 0 ? (field << 10) | (((u32[0] as number) >>> 13) & 0x3ff) : a * 2 ** 24;
     },
-    readsBackAs: (c, a) => numberToFloat16(c) === numberToFloat16(a),
   },
   bfloat16: {
     mantissaBits: 7,
     bias: 127,
     maxDigits: 4,
     bitsOf: numberToBfloat16,
-    // Read back through float32, a second rounding: it could only change the decision on a
-    // candidate within 2^-24 of a midpoint and not on it, and the tests, which go through every
-    // bfloat16 value, show that it never does.
-    readsBackAs: (c, a) => numberToBfloat16(c) === numberToBfloat16(a),
   },
   float32: {
     mantissaBits: 23,
@@ -63,7 +60,6 @@ const NARROW: Record<NarrowDtype, NarrowFormat> = {
       f32[0] = a;
       return u32[0] as number;
     },
-    readsBackAs: (c, a) => Math.fround(c) === a,
   },
 };
 
@@ -72,8 +68,7 @@ const POW5 = powers(5, 64);
 
 /**
  * Bound on the relative error of a scaled value or reach (at most six roundings: three scalings by
- * powers of ten, then divisions) and of reading the candidate back into float64, with a wide
- * margin.
+ * powers of ten, then divisions) and of a candidate's distance from a, with a wide margin.
  */
 const ARITHMETIC_SLACK = 2 ** -48;
 
@@ -105,19 +100,20 @@ export interface Decimal {
 
 /** The shortest digits of a (finite, positive, held by `dtype`) that read back as a. */
 export function shortestDecimal(a: number, dtype: NarrowDtype): Decimal {
-  const format = NARROW[dtype];
-  const { mantissaBits, bias, maxDigits } = format;
+  let { units, scale } = shortestOrExact(a, NARROW[dtype]);
+  while (units % 10 === 0) {
+    units /= 10;
+    scale++;
+  }
+  return { units, scale };
+}
 
-  // a = m * 2^k. The numbers that read back as a lie between its midpoints with its neighbours,
-  // (2m + 1) * 2^(k-1) above and (2m - 1) * 2^(k-1) below, or (4m - 1) * 2^(k-2) at the bottom of
-  // a binade (lopsided: the ulp below is half the ulp above). A number on a midpoint reads back
-  // (rounding ties to even) as a when m is even.
-  const bits = format.bitsOf(a);
-  const field = bits >>> mantissaBits;
-  const fraction = bits & ((1 << mantissaBits) - 1);
-  const k = Math.max(field, 1) - bias - mantissaBits;
-  const m = field === 0 ? fraction : fraction | (1 << mantissaBits);
-  const lopsided = fraction === 0 && field > 1;
+/** shortestDecimal's digits, which may end in zeros. */
+function shortestOrExact(a: number, format: NarrowFormat): { units: number; scale: number } {
+  const { maxDigits } = format;
+  const binary = binaryOf(a, format);
+  const { m, k, lopsided } = binary;
+  const ends = m % 2 === 0; // whether the interval's ends read back as a
 
   // In units of 10^(e10 - maxDigits + 1): a has maxDigits integer digits, and the interval
   // reaches half an ulp, a / 2m, above a (half that below when lopsided).
@@ -128,59 +124,71 @@ export function shortestDecimal(a: number, dtype: NarrowDtype): Decimal {
   const above = full / (2 * m);
   const below = lopsided ? above / 2 : above;
 
-  // Rounded to p digits, a moves at most half a unit of the last digit kept. The search starts at
-  // the fewest digits where that half unit fits inside the interval and goes down. Rounding to p
-  // digits is never farther from a than rounding to p - 1, so in a symmetric interval the first
-  // count that misses ends it; a lopsided one is searched down to 1 digit.
+  // If a p-digit number next to a is inside the interval, so is the (p+1)-digit number next to a
+  // on the same side, which lies between it and a: the digit counts with a candidate are all
+  // those from the shortest one up. So the search starts at a count that surely has one (the
+  // value rounded to it is within half a unit of its last digit, which fits inside the interval
+  // on either side) and goes down until a count has none.
   const halfUnitFits = (p: number): boolean =>
     0.5 < below / (POW10[maxDigits - p] as number) - (POW10[p] as number) * ARITHMETIC_SLACK;
   let p = maxDigits;
   while (p > 1 && halfUnitFits(p - 1)) p--;
-  let units = 0;
-  let scale = 0;
+  let found: { units: number; scale: number } | undefined;
   for (; p >= 1; p--) {
     const unit = POW10[maxDigits - p] as number;
     const scaled = full / unit; // a * 10^(p - 1 - e10), below 10^p
     const slack = (POW10[p] as number) * ARITHMETIC_SLACK;
-    const candidateScale = e10 - p + 1; // the candidate is rounded * 10^candidateScale
+    const candidateScale = e10 - p + 1; // a candidate is digits * 10^candidateScale
     const floor = Math.floor(scaled);
     const rest = scaled - floor;
-    let rounded: number;
-    if (Math.abs(rest - 0.5) > slack) rounded = rest < 0.5 ? floor : floor + 1;
-    else if (equalsDyadic(m, -candidateScale, 2 * floor + 1, -1 - k))
-      rounded = floor % 2 === 0 ? floor : floor + 1; // an exact tie: to even
-    else return exactShortest(a, format);
 
-    // The candidate's distance from a, and how far the interval reaches on its side, in units
-    // of the candidate's last digit.
-    const offset = rounded - scaled;
-    const distance = Math.abs(offset);
-    const reach = (offset >= 0 ? above : below) / unit;
-    // The full digit count is taken as it is, as the search's last resort.
-    let inside = p === maxDigits || distance < reach - slack;
-    if (!inside && distance <= reach + slack) {
-      const onMidpoint =
-        offset >= 0
-          ? equalsDyadic(rounded, candidateScale, 2 * m + 1, k - 1)
-          : lopsided
-            ? equalsDyadic(rounded, candidateScale, 4 * m - 1, k - 2)
-            : equalsDyadic(rounded, candidateScale, 2 * m - 1, k - 1);
-      if (!onMidpoint) return exactShortest(a, format);
-      inside = m % 2 === 0;
+    // Whether a candidate `distance` units (of its last digit) from a reads back, on the side
+    // where the interval reaches `reach` units and ends at odd * 2^j; undefined when float64
+    // cannot tell and the end is not exactly on it.
+    const fits = (distance: number, reach: number, digits: number, odd: number, j: number) => {
+      if (distance < reach - slack) return true;
+      if (distance > reach + slack) return false;
+      return equalsDyadic(digits, candidateScale, odd, j) ? ends : undefined;
+    };
+    const downFits = lopsided
+      ? fits(rest, below / unit, floor, 4 * m - 1, k - 2)
+      : fits(rest, below / unit, floor, 2 * m - 1, k - 1);
+    const upFits = fits(1 - rest, above / unit, floor + 1, 2 * m + 1, k - 1);
+    if (downFits === undefined || upFits === undefined) return exactShortest(binary);
+    if (!downFits && !upFits) break;
+
+    let roundUp = upFits;
+    if (downFits && upFits) {
+      // Both read back: the nearer one, the even one on an exact tie.
+      if (Math.abs(rest - 0.5) > slack) roundUp = rest > 0.5;
+      else if (equalsDyadic(m, -candidateScale, 2 * floor + 1, -1 - k)) roundUp = floor % 2 === 1;
+      else return exactShortest(binary);
     }
-    if (inside) {
-      units = rounded;
-      scale = candidateScale;
-    } else if (!lopsided) break;
+    found = { units: roundUp ? floor + 1 : floor, scale: candidateScale };
   }
-  // The first candidate missed after all (its fit was decided within the slack): no shorter one
-  // can be trusted to be the shortest.
-  if (units === 0) return exactShortest(a, format);
-  while (units % 10 === 0) {
-    units /= 10;
-    scale++;
-  }
-  return { units, scale };
+  // The first count tried had no candidate after all (its fit was decided within the slack): no
+  // shorter one can be trusted to be the shortest.
+  return found ?? exactShortest(binary);
+}
+
+/** a (finite, positive, held by `dtype`) as m * 2^k, with the shape of its rounding interval. */
+export function binaryValue(a: number, dtype: NarrowDtype): BinaryValue {
+  return binaryOf(a, NARROW[dtype]);
+}
+
+function binaryOf(a: number, { mantissaBits, bias, bitsOf }: NarrowFormat): BinaryValue {
+  // The numbers that read back as a lie between its midpoints with its neighbours,
+  // (2m + 1) * 2^(k-1) above and (2m - 1) * 2^(k-1) below, or (4m - 1) * 2^(k-2) at the bottom of
+  // a binade (lopsided: the ulp below is half the ulp above). A number on a midpoint reads back
+  // (rounding ties to even) as a when m is even.
+  const bits = bitsOf(a);
+  const field = bits >>> mantissaBits;
+  const fraction = bits & ((1 << mantissaBits) - 1);
+  return {
+    m: field === 0 ? fraction : fraction | (1 << mantissaBits),
+    k: Math.max(field, 1) - bias - mantissaBits,
+    lopsided: fraction === 0 && field > 1,
+  };
 }
 
 /**
@@ -194,19 +202,6 @@ function equalsDyadic(d: number, q: number, odd: number, j: number): boolean {
   if (s + q !== j || Math.abs(q) >= POW5.length) return false;
   const oddPart = d >>> s;
   return q >= 0 ? oddPart * (POW5[q] as number) === odd : oddPart === odd * (POW5[-q] as number);
-}
-
-/** The search step by step from 1 digit on, each step decided exactly. */
-function exactShortest(a: number, format: NarrowFormat): Decimal {
-  let digits = roundSignificant(a, format.maxDigits);
-  for (let p = 1; p < format.maxDigits; p++) {
-    const candidate = roundSignificant(a, p);
-    if (format.readsBackAs(digitsValue(candidate), a)) {
-      digits = candidate;
-      break;
-    }
-  }
-  return { units: Number(digits.digits), scale: digits.exp - digits.digits.length + 1 };
 }
 
 /** `1.2345e+2` -> {digits: '12345', exp: 2}. */
