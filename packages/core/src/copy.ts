@@ -53,7 +53,7 @@ export function copyElement(
  * One-word blocks: dst[d + j - from] = src[base + positions[j] * stride] for j in [from, to),
  * skipping ZERO_FILL positions; returns the next d. The hot loop of gathers along the last axis
  * (Gather with stride 1, GatherElements' planned path with the axis stride). Eight loads are
- * issued before their stores so that eight cache misses overlap (measured in docs/performance.md).
+ * issued before their stores so that eight cache misses overlap.
  * `(p0 | ... | p7) >= 0` proves that none is ZERO_FILL (-1 makes any int32 OR negative); it may
  * also send in-range positions >= 2^31 (Float64Array plans) to the checked loop, which is fine.
  */
@@ -116,7 +116,7 @@ export function copyWords1(
 // block's loads. A loop that only loads one byte per cache line is short enough to keep many
 // misses (and TLB walks) in flight at once, so running it first over what the copy loop is about
 // to read makes the copy hit the cache: random short blocks from a large source, and 4-byte
-// gathers within rows of 16 KiB-4 MiB (measured: docs/performance.md).
+// gathers within rows of 16 KiB-4 MiB.
 
 /** Bytes between the loads of a touch pass: the cache line of x86-64 and most ARM cores. */
 export const CACHE_LINE_BYTES = 64;

@@ -147,8 +147,8 @@ export function gatherND(data: Tensor, indices: Tensor, options: GatherNDOptions
 export function runGatherNDPlan(plan: GatherNDPlan, src: Uint8Array, dst: Uint8Array): void {
   const { sliceBytes, slices } = plan;
   if (sliceBytes >= LONG_BLOCK_BYTES) {
-    // A plain view constructor, not subarray(): faster for 256-byte slices on Node 20, the same
-    // from 512 bytes up (docs/performance.md, "subarray() or a view").
+    // A plain view constructor, not subarray(): faster for short slices on Node 20, the same
+    // for long ones.
     const { buffer, byteOffset } = src;
     for (let t = 0, d = 0; t < slices.length; t++, d += sliceBytes) {
       const s = slices[t] as number;
@@ -166,7 +166,7 @@ export function runGatherNDPlan(plan: GatherNDPlan, src: Uint8Array, dst: Uint8A
     return;
   }
   // Short slices from a large source: load a group's cache lines in a short loop first (many
-  // misses in flight at once), then copy from cache (docs/performance.md); longer slices gain
+  // misses in flight at once), then copy from cache; longer slices gain
   // nothing (memmove and the prefetcher already overlap their lines).
   const group = touchGroupSize(sliceBytes);
   for (let t0 = 0; t0 < slices.length; t0 += group) {

@@ -119,7 +119,7 @@ export function gather(data: Tensor, indices: Tensor, options: GatherOptions = {
   const plan = planGather(data, indices, options);
   const out = outputTensor('Gather', options, data.dtype, plan.outShape, [data, indices]);
   if (out.data.byteLength === 0) return out;
-  // The wasm kernel where the JS walk would read whole rows (faster there: docs/performance.md).
+  // The wasm kernel where the JS walk would read whole rows, which it does faster.
   // It reads positions unchecked, so they must hold no ZERO_FILL, which only oob 'error' guarantees.
   const strategy = gatherStrategy(plan);
   const wasm =
@@ -152,7 +152,7 @@ const TOUCH_GROUP_MAX_BLOCK_BYTES = 512;
 /**
  * Blocks at least this long are copied with TypedArray.set (memmove); shorter ones word by word.
  * Twice copy.ts's LONG_BLOCK_BYTES: after a touch pass, 256-511 byte blocks copy 5-15% faster
- * through the unrolled word loop than through set(), whose per-call cost is ~30 ns.
+ * through the unrolled word loop than through set(), whose per-call cost dominates short blocks.
  */
 const SET_MIN_BLOCK_BYTES = 2 * LONG_BLOCK_BYTES;
 
@@ -219,7 +219,7 @@ function copyLongBlocks(
           if (p !== ZERO_FILL) {
             const s = (rowBase + p) * blockBytes;
             // Blocks here are >= SET_MIN_BLOCK_BYTES, where subarray() costs what a plain view
-            // does (docs/performance.md, "subarray() or a view").
+            // does.
             dst.set(src.subarray(s, s + blockBytes), d);
           }
           d += blockBytes;

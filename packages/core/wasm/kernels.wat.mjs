@@ -16,7 +16,7 @@
 //   for a < rows, j < width: out[a * width + j] = item at data + a * rowStep + idx[j] * item,
 //   with idx[j] an int32 position already checked to lie inside the row (Gather's decoded
 //   positions). No check and four elements per iteration: take's per-element range check and
-//   i64 arithmetic dominate its time (docs/performance.md).
+//   i64 arithmetic dominate its time.
 // Elements are moved as integers of their width, never as floats: every bit pattern survives.
 // All addresses are byte offsets into the module's own memory (see src/wasm/runtime.ts).
 

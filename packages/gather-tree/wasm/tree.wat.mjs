@@ -37,7 +37,7 @@ const LANE = {
  * Here a beam row of K items is at most `item` vectors, and one i8x16.swizzle per pair of
  * (output vector, source vector) moves the traced items, with byte indices trace * item + byte;
  * the 16 parents narrow to bytes and one swizzle follows all of them (faster than the JavaScript
- * walk, staging included: docs/performance.md).
+ * walk, staging included).
  */
 function tree(itemBytes) {
   const w = itemBytes;

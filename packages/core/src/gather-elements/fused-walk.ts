@@ -19,8 +19,8 @@ import type { GatherElementsOptions } from './plan.js';
  * The case where index decoding is fused into the copy: int32/int64 indices, oob 'error', items
  * of 1, 2, 4 or 8 bytes, a data tensor under 2^31 elements and inner dims equal to data's. Each
  * index is read where the copy needs it instead of being decoded into a positions array first:
- * for [4096, 4096] that array is 64 MB of fresh pages, written once and read once, measured as
- * more than half of the whole call (docs/performance.md). Null when the case is not covered.
+ * for a large input that array is as many fresh pages as the output, written once and read once,
+ * which costs more than the copy itself. Null when the case is not covered.
  * `geometry` is the checked shapes (elementsGeometry throws for bad ones).
  */
 export function fusedWalk(

@@ -125,7 +125,7 @@ export function tileLength(axisSize: number, itemBytes: number): number {
 /**
  * inner = 1: each output row picks elements at random inside one data row, an order that defeats
  * the hardware prefetcher; reading the row once in order first (touchRange) turns the random reads
- * into cache hits (docs/performance.md). The row's bytes when that pays, else 0: not when the row
+ * into cache hits. The row's bytes when that pays, else 0: not when the row
  * is too large to stay cached or has more cache lines than the output row reads elements.
  */
 export function touchedRowBytes(

@@ -74,7 +74,7 @@ export function runGatherElementsPlan(
 
 /**
  * Long items (long fixed-width strings): one memmove per element, from a plain view (faster than
- * subarray() for items near 256 bytes: docs/performance.md, "subarray() or a view").
+ * subarray() for short items).
  */
 function copyLongElements(plan: GatherElementsPlan, src: Uint8Array, dst: Uint8Array): void {
   const {
@@ -139,7 +139,7 @@ function copyInner1(
 /**
  * inner > 1 (an axis before the last): output element (o, a, j) reads data row positions[...]
  * at inner position j, a random row per element. Walking the output in column tiles keeps the
- * tile's slice of every data row in cache (faster than a plain C-order walk: docs/performance.md);
+ * tile's slice of every data row in cache, which a plain C-order walk does not;
  * with few rows along the axis one tile covers all of inner, which is the plain walk.
  */
 function copyTiled(

@@ -3,8 +3,7 @@
 //
 // Why WebAssembly: a JavaScript gather moves 4 bytes per typed-array access, each one
 // bounds-checked, and reads int64 indices as two int32 halves. The same loop in wasm does one
-// native i64 load, one unsigned compare and one load/store per element (the figures are in
-// docs/performance.md). Wasm code can only address its own memory, so callers stage the bytes a
+// native i64 load, one unsigned compare and one load/store per element. Wasm code can only address its own memory, so callers stage the bytes a
 // step needs into it and copy the result out (instantiate.ts).
 
 import { type WasmInstance, wasmModule } from './instantiate.js';

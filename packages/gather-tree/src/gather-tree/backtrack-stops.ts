@@ -13,7 +13,7 @@ const TILE = 4;
  *
  * Rows are taken TILE at a time per batch entry and four beams at a time, with the traced
  * beams in locals: V8 re-checks every typed-array access, so fewer accesses and wider loop
- * bodies are what make this faster than the plain row loop of `backtrack` (docs/performance.md).
+ * bodies are what make this faster than the plain row loop of `backtrack`.
  */
 export function backtrackStops(
   T: number,

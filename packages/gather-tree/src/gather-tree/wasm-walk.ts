@@ -2,7 +2,7 @@
 // wasm/tree.wat), for beams of at most 16 and step ids of 1, 2, 4 or 8
 // bytes. The kernel holds a batch entry's traced beams in one vector and moves a whole beam row
 // with a few byte shuffles, where the JavaScript walk pays a bounds-checked load, store and
-// parent load per element (the figures are in docs/performance.md).
+// parent load per element.
 //
 // Wasm code only sees its own memory, so the walk goes down the time axis a block of rows at a
 // time: copy the block's step ids and parents in (TypedArray.set, a memmove), run the kernel,
@@ -15,8 +15,7 @@ export const WASM_MAX_BEAMS = 16;
 
 /**
  * Bytes of step ids + parents + output staged per kernel call, small enough for the block to
- * stay in cache between its copies; a flat optimum between 192 KiB and 768 KiB was measured
- * (docs/performance.md).
+ * stay in cache between its copies, large enough that a call's fixed cost is small.
  */
 export const WALK_BLOCK_BYTES = 384 * 1024;
 
