@@ -151,7 +151,7 @@ const TOUCH_GROUP_MAX_BLOCK_BYTES = 512;
 
 /**
  * Blocks at least this long are copied with TypedArray.set (memmove); shorter ones word by word.
- * Twice copy.ts's LONG_BLOCK_BYTES: after a touch pass, 256-511 byte blocks copy 5-15% faster
+ * Twice copy.ts's LONG_BLOCK_BYTES: after a touch pass, 256-511 byte blocks copy faster
  * through the unrolled word loop than through set(), whose per-call cost dominates short blocks.
  */
 const SET_MIN_BLOCK_BYTES = 2 * LONG_BLOCK_BYTES;
