@@ -1,6 +1,7 @@
+// A vitest reporter that ends every run with the plain `N passed, N failed` line CI reads. A test
+// file that fails before it declares any test (it does not import, say) counts as one failure.
 import type { Reporter, TestModule } from 'vitest/node';
 
-/** Ends every run with the plain `N passed, N failed` line that CI reads. */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,

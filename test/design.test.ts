@@ -1,13 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // docs/design.md is the contract; its examples are run here against the built packages (each
 // from the folder of the package it imports, resolved by name as a user's import would be) and
-// must print exactly what the document says they print.
+// must print exactly what the document says they print. It and docs/architecture.md name only
+// repository paths that exist, and the architecture names every source folder.
 const root = new URL('..', import.meta.url);
-const design = readFileSync(new URL('docs/design.md', root), 'utf8');
+const readDoc = (path: string): string => readFileSync(new URL(path, root), 'utf8');
+const design = readDoc('docs/design.md');
 
 interface Example {
   readonly section: string;
@@ -32,11 +34,25 @@ function examples(): Example[] {
 const repositoryPath =
   /(?<![\w@./-])(?:\.ci|apps|bench|docs|fixtures|packages|scripts|test)\/[\w.*/-]*/g;
 
-function namedPaths(): string[] {
-  const paths = [...design.matchAll(repositoryPath)].map((match) =>
+function namedPaths(text: string): string[] {
+  const paths = [...text.matchAll(repositoryPath)].map((match) =>
     match[0].replace(/\*.*$/, '').replace(/[.]+$/, ''),
   );
   return [...new Set(paths)];
+}
+
+/** The folders under each package's src/ (and src/ itself), as `packages/io/src/file/`. */
+function sourceFolders(): string[] {
+  const found: string[] = [];
+  const walk = (folder: string): void => {
+    found.push(folder);
+    for (const entry of readdirSync(new URL(folder, root), { withFileTypes: true }))
+      if (entry.isDirectory()) walk(`${folder}${entry.name}/`);
+  };
+  for (const group of ['packages', 'apps'])
+    for (const name of readdirSync(new URL(`${group}/`, root)))
+      if (existsSync(new URL(`${group}/${name}/src/`, root))) walk(`${group}/${name}/src/`);
+  return found;
 }
 
 function packageOf(code: string): string {
@@ -55,12 +71,6 @@ describe('docs/design.md', () => {
     ]);
   });
 
-  it('names only repository paths that exist', () => {
-    const named = namedPaths();
-    expect(named.length).toBeGreaterThan(0);
-    expect(named.filter((path) => !existsSync(new URL(path, root)))).toEqual([]);
-  });
-
   for (const example of all) {
     it(`the example of §${example.section} prints what the document says`, () => {
       const dir = new URL(`packages/${packageOf(example.code)}/`, root);
@@ -74,4 +84,23 @@ describe('docs/design.md', () => {
       expect(run.stdout).toBe(example.prints);
     });
   }
+});
+
+for (const doc of ['docs/design.md', 'docs/architecture.md']) {
+  describe(doc, () => {
+    it('names only repository paths that exist', () => {
+      const named = namedPaths(readDoc(doc));
+      expect(named.length).toBeGreaterThan(0);
+      expect(named.filter((path) => !existsSync(new URL(path, root)))).toEqual([]);
+    });
+  });
+}
+
+describe('docs/architecture.md', () => {
+  it('names every source folder of the packages and the CLI', () => {
+    const architecture = readDoc('docs/architecture.md');
+    const folders = sourceFolders();
+    expect(folders).toContain('packages/io/src/fast/passes/');
+    expect(folders.filter((folder) => !architecture.includes(`\`${folder}\``))).toEqual([]);
+  });
 });

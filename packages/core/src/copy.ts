@@ -1,5 +1,8 @@
 // Block copies shared by the kernels. Elements move as same-width integers or bytes, never as JS
 // floats: reading a Float32Array/Float64Array element into a number may quiet a signalling NaN.
+// A helper two kernels need lives here once: the word views and the element copy loop are shared
+// with @tensorops/io and @tensorops/gather-tree through @tensorops/core/internal, and the touch
+// passes keep their row threshold beside touchRange.
 import { ZERO_FILL } from './indices.js';
 
 /** Blocks at least this long go through TypedArray.set (memmove); shorter ones through a word loop. */

@@ -1,3 +1,7 @@
+// Gather: the plan (shapes checked, indices decoded, the block copies to make, all without data's
+// bytes) and its run over bytes, by a strategy picked from the plan's geometry. A name means one
+// thing across core: `axisSize` is data's length along the axis in every plan, `indicesAxisSize`
+// the indices' (and the output's).
 import { checkTensor, checkTensorLayout } from './check-tensor.js';
 import {
   CACHE_LINE_BYTES,

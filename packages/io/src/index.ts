@@ -1,3 +1,12 @@
+// @tensorops/io's main entry: the codecs, tensor files from a Blob / File or a URL, and the
+// gather executor. Reading a file is runtime-neutral and lives in file/: a ByteSource (a file
+// handle, a buffer, a Blob's slices, HTTP ranges from remote/) under the format readers, the .npz
+// rules over any zip library, sharded checkpoints and the reference gather; fast/ holds the faster
+// gather strategies behind one seam. node/ (@tensorops/io/node) adds only what needs Node: paths,
+// pipes and devices, stdin/stdout, atomic writes, a pipe's temp copy (fast/spill/) and yauzl/yazl
+// for .npz; this entry reads .npz with zip.js and inflates with DecompressionStream, both loaded
+// on first use. Code outside node/ that can use a Node API (fast/pick-mode.ts asks for the free
+// memory) gets it from the runtime (process.getBuiltinModule) and does without it elsewhere.
 export {
   formatOfPath,
   storedDtype,

@@ -1,3 +1,14 @@
+// The CLI bundle's entry (dist/tensorops-main.cjs, which launch.ts starts): owns the process (its
+// standard streams, signals, EPIPE and exit code) and runs one invocation (run/main.ts).
+//
+// Whatever a run may not need is loaded on first use, not at start-up: the zip libraries and
+// node:assert (see apps/cli/scripts/bundle.mjs), the UI, node:child_process (only to relaunch),
+// node:worker_threads (only to copy a pipe), and Node's stream classes: the standard streams are
+// set up when first used, node:net, node:zlib and node:stream are loaded where a FIFO, socket or
+// .npz needs them, and files are read and written through descriptors and node:fs callbacks, not
+// node:fs/promises. No module-level value may do work a run might not need (a Date from local
+// time fields reads the host's time zone). apps/cli/test/startup.e2e.test.ts checks a real run.
+
 import { readFileSync } from 'node:fs';
 import { removePendingTempFilesSync } from '@tensorops/io/node';
 import type { CliStream } from '../run/cli-io.js';

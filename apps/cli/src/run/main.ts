@@ -1,3 +1,9 @@
+// One invocation, in the middle of the CLI's path: launch/bin.ts owns the process (streams,
+// signals, exit code) -> run(argv, io) here parses (yargs, args/parser.ts; each command takes
+// only the flags it declares) -> commands/*.ts return data and never render ->
+// output/emit-result.ts picks the sink (-o file, .npy on stdout, --json, Ink view on a TTY) ->
+// ui/*.tsx components take props and do no I/O. Ink and React are imported only on the TTY path
+// (ui/render.ts): a pipeline run never loads them.
 import { parseCommandLine } from '../args/parser.js';
 import { ShortUsage } from '../args/short-usage.js';
 import type { CommandSpec, ParsedArgs } from '../commands/command.js';

@@ -1,5 +1,10 @@
-// GatherElements: the op, which checks its inputs once and takes the fused path where it applies,
-// else the plan (plan.ts) and its loops (run-plan.ts).
+// GatherElements. An op too large for one file is a folder: its index.ts holds the op itself
+// (checks, then dispatch) and re-exports the folder's public names, with one module per idea beside
+// it. The op checks its inputs once and takes the fused path (fused-walk.ts) where it applies, else
+// the plan (plan.ts) and its loops (run-plan.ts). Like every kernel it checks tensors and shapes
+// before it reads data, allocates its output once (or writes the caller's `out`) and does no I/O;
+// the fused path checks each index where it reads it, so a call that throws leaves `out`
+// unspecified.
 import { checkTensor } from '../check-tensor.js';
 import { outputTensor, type Tensor } from '../tensor.js';
 import { fusedWalk, runFused } from './fused-walk.js';

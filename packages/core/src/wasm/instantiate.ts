@@ -1,13 +1,19 @@
-// Instantiating a package's WebAssembly module: shared by core's kernels (runtime.ts) and
-// @tensorops/gather-tree's walk, which own one module each. Each module has its own memory, used
-// as a reusable staging area: callers stage the bytes a step needs into it (TypedArray.set, a
-// memmove) and copy the result out. The staging area stays small (a few MiB per step) and warm:
-// it is reused by every call instead of being a fresh allocation that page-faults on first touch.
+// Instantiating a package's WebAssembly module. Each package owns its module: core's scalar
+// kernels (packages/core/wasm/kernels.wat.mjs, loaded by runtime.ts), gather-tree's SIMD walk
+// (packages/gather-tree/wasm/tree.wat.mjs), io's block mover (packages/io/wasm/blocks.wat.mjs).
+// The on/off switch of them all (setWasmKernelsEnabled) is here too.
+//
+// wasmModule gives one instance per module, whose memory is a reusable staging area: callers
+// stage the bytes a step needs into it (TypedArray.set, a memmove) and copy the result out. It
+// stays small and warm: reused by every call instead of being a fresh allocation that
+// page-faults on first touch. wasmWithOwnMemory gives a new instance per call over a memory of its
+// own, sized once and never grown, for buffers a run holds throughout (the passes' arena).
 //
 // Everything here is optional. Where WebAssembly is missing or refuses a module (a
 // Content-Security-Policy without 'wasm-unsafe-eval', or an engine without an instruction set
 // the module uses), the loader returns null and the op uses its JavaScript loops, which compute
-// the same bytes. Modules load independently: one refused module leaves the others working.
+// the same bytes. Modules load independently: one refused module (no SIMD) leaves the others
+// working.
 
 /** The staging area never grows past this; a step that needs more uses the JavaScript path. */
 export const STAGING_MAX_BYTES = 256 * 1024 * 1024;

@@ -1,5 +1,8 @@
 // GatherTree: checks its inputs (checks.ts), converts them (inputs.ts), walks back in WebAssembly
-// (wasm-walk.ts) or JavaScript (backtrack*.ts), then runs the forward pass (forward.ts).
+// (wasm-walk.ts) or JavaScript (backtrack*.ts), then runs the forward pass (forward.ts). As for
+// every op that is a folder, this index.ts holds the op and re-exports its public names, with one
+// module per idea beside it. No I/O; the output is allocated once (or is the caller's `out`), and
+// a parent is checked where the walk follows it.
 import { dtypeSize, type OutputOption, type Tensor } from '@tensorops/core';
 import { alignedView, outputTensor, wordView } from '@tensorops/core/internal';
 import { type EndToken, type ResolvedEndToken, resolveEndToken } from '../end-token.js';

@@ -1,7 +1,8 @@
 // Which strategy runs a file gather: the cheapest by estimated cost among those whose memory fits
 // a budget, the reference ranged gather among them. Costs are in bytes of sequential reading from
 // the page cache: one read call counts as READ_COST_BYTES, and a byte of fresh memory (first
-// touch: a page fault and zeroing) as FRESH_BYTE_COST bytes.
+// touch: a page fault and zeroing) as FRESH_BYTE_COST bytes, so that a dense gather from a large
+// file rereads it by passes rather than holding it in fresh memory.
 
 import { ZERO_FILL } from '@tensorops/core/internal';
 import { canReadMany, holdsBytes } from '../file/capabilities.js';

@@ -1,7 +1,8 @@
 // .npz from a byte source, over whichever zip library the runtime uses (yauzl in Node, zip.js
-// elsewhere; see ZipArchive). What a zip library leaves to its caller is done here, the same in
-// every runtime: only stored and deflate members, only NAME.npy members, no duplicates, CRC-32
-// verified, sizes checked before allocating, and inflate bounded by the declared size.
+// elsewhere; see ZipArchive). What a zip library leaves to its caller is done here, once, so that
+// an archive reads the same, with the same errors, from a path and from a Blob or URL: only stored
+// and deflate members, only NAME.npy members, no duplicates, CRC-32 verified, sizes checked before
+// allocating, and inflate bounded by the declared size.
 
 import { type Dtype, dtypeSize, type Tensor, TensorOpsError } from '@tensorops/core';
 import { decodeNpy, MAX_NPY_HEADER_BYTES, npyDataOffset, readNpyHeader } from '../npy.js';

@@ -1,8 +1,9 @@
 // The fast path of a gather from a .npy on a pipe (Node only). The pipe can be read only once:
 // the reference gather (file/gather-file/stream-sweep.ts) copies its picks out as it passes and
-// holds the whole output in fresh memory. Where the cost model says so (policy.ts), the pipe is
-// instead copied to an unlinked temp file (temp-file.ts) and gathered from there like any file, by
-// the passes strategy, whose buffers are reused. A pipe given as a descriptor is copied by a
+// holds the whole output in fresh memory. Where the cost model says so (policy.ts: the output is
+// large next to the data, every row picked for example), the pipe is instead copied to an
+// unlinked temp file (temp-file.ts) and gathered from there like any file, by the passes
+// strategy, whose buffers are reused. A pipe given as a descriptor is copied by a
 // worker thread (copy-to-file.ts, pipe-copy.ts, copy-worker.ts) while the gather already reads
 // what it has written (spill-source.ts); any other stream is copied first (spill-by-reads.ts).
 // Where no temp file can be made (the folder is missing, not a folder, read-only, not ours, or

@@ -1,8 +1,11 @@
 // Stream sweep: a gather from a .npy that arrives on a pipe, which can be read only once, in
-// order. The data is read window by window into one reused buffer and each picked block is
-// copied out of the window as it passes, into an output held whole (its picks come in any
-// order). Memory: the output, one window, and the blocks bucketed by where they start (the
-// file sweep's bucketing); the data is never held whole.
+// order. The data is read into two windows that take turns (the next is read while the blocks of
+// this one are copied out), and each picked block is copied out of its window as it passes, into
+// an output held whole (its picks come in any order). The blocks are bucketed by where they start
+// (span-buckets.ts), in about one bucket per output block at most, and the output's chunks are
+// allocated as data arrives to fill them: a header that lies about its size costs what the pipe
+// really holds. Memory: the output, the two windows, and numbers sized by the indices (the plan's
+// positions, the buckets); the data is never held whole.
 
 import {
   dtypeSize,
