@@ -16,11 +16,10 @@ import {
   gatherFromFile,
 } from '../../file/gather-file/index.js';
 import type { NpyOnStream } from '../../file/gather-file/stream-sweep.js';
-import type { TensorFile } from '../../file/stored.js';
 import type { TensorStream } from '../../file/tensor-stream.js';
 import { spillWanted } from './policy.js';
 import { startSpill } from './spill.js';
-import { tempCopy, tempCopyOrUndefined } from './temp-file.js';
+import { tempCopyOrUndefined } from './temp-file.js';
 
 /** A gather from a spilled pipe: its output, and the close of its temp file. */
 export interface SpilledGather {
