@@ -1,6 +1,6 @@
-// A slow, literal GatherTree: the pseudo-code of docs/design.md §3.4 transcribed line by
-// line on plain values, with the fixes listed there marked FIX. It shares no code with the
-// kernel, so property tests can hold one against the other.
+// A slow, literal GatherTree: the reference pseudo-code of OpenVINO's GatherTree-1 specification
+// transcribed line by line on plain values, with the fixes docs/design.md §3.4 lists marked FIX.
+// It shares no code with the kernel, so property tests can hold one against the other.
 import { type ErrorCode, type Tensor, tensorValues } from '@tensorops/core';
 
 export type Value = number | bigint;
