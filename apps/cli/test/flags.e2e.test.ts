@@ -99,7 +99,7 @@ describe('tensorops flags: every mistake is a one-line usage error', () => {
     );
     expectUsage(
       ['gather', fx('data'), fx('idx'), '--axis', '1', '--format', '-'],
-      "--format takes one of npy, npz, safetensors, json, csv, tsv, got '-'",
+      "--format takes one of npy, npz, safetensors, json, csv, tsv, txt, got '-'",
     );
     expectUsage(
       ['gather', '--', '-x.npy', '--indices', '1'],
