@@ -37,6 +37,16 @@ describe('tensorops flags: every mistake is a one-line usage error', () => {
     );
   });
 
+  it('a required flag left out is named with what it is and the command that needs it', () => {
+    const beamInputs = [fx('gt_steps'), fx('gt_parents'), fx('gt_lengths')];
+    for (const command of ['beams', 'gather-tree']) {
+      expectUsage(
+        [command, ...beamInputs, '-o', 'out.json'],
+        `missing --end-token (the end-of-sequence id), which ${command} requires (see tensorops ${command} --help)`,
+      );
+    }
+  });
+
   it('every integer flag given without a value is an error, not its default', () => {
     const cases: [string[], string][] = [
       [['gather', fx('data'), fx('idx'), '--axis'], 'axis'],
@@ -99,7 +109,7 @@ describe('tensorops flags: every mistake is a one-line usage error', () => {
     );
     expectUsage(
       ['gather', fx('data'), fx('idx'), '--axis', '1', '--format', '-'],
-      "--format takes one of npy, npz, safetensors, json, csv, tsv, got '-'",
+      "--format takes one of npy, npz, safetensors, json, csv, tsv, txt, got '-'",
     );
     expectUsage(
       ['gather', '--', '-x.npy', '--indices', '1'],

@@ -41,6 +41,47 @@ describe('index tensors as text', () => {
     expect(ok(['gather', fx('data'), 'idx.npy', '--axis', '1'], { cwd: dir })).toEqual(reference);
   });
 
+  it("text takes numpy.loadtxt's shapes and JSON keeps its nesting, as np.take reads them", () => {
+    const dir = tempDir();
+    const emb = tensorFrom(
+      'float32',
+      [5, 4],
+      Array.from({ length: 20 }, (_, i) => i / 4),
+    );
+    writeFileSync(join(dir, 'emb.npy'), encodeNpy(emb));
+    // Each text, and the shape numpy gives it: np.loadtxt for rows, np.array for JSON.
+    const forms: [text: string, shape: number[], values: number[]][] = [
+      ['3,1,4', [3], [3, 1, 4]],
+      ['3 1 4\n', [3], [3, 1, 4]],
+      ['3\n1\n4\n', [3], [3, 1, 4]],
+      ['3,1\n4,0\n', [2, 2], [3, 1, 4, 0]],
+      ['3', [], [3]],
+      [' -2 \r\n\r\n', [], [-2]],
+      ['[3,1,4]', [3], [3, 1, 4]],
+      ['[[3,1,4]]', [1, 3], [3, 1, 4]],
+      ['[3]', [1], [3]],
+      ['[[3]]', [1, 1], [3]],
+    ];
+    for (const [text, shape, values] of forms) {
+      writeFileSync(join(dir, 'ref.npy'), npyIndices(shape, values));
+      const reference = ok(['gather', 'emb.npy', 'ref.npy'], { cwd: dir });
+      const expected = decodeNpy(reference);
+      expect(expected.shape).toEqual([...shape, 4]);
+      writeFileSync(join(dir, 'ids.txt'), text);
+      expect(ok(['gather', 'emb.npy', '--indices', text], { cwd: dir })).toEqual(reference);
+      expect(ok(['gather', 'emb.npy', '-'], { cwd: dir, input: Buffer.from(text) })).toEqual(
+        reference,
+      );
+      expect(ok(['gather', 'emb.npy', 'ids.txt'], { cwd: dir })).toEqual(reference);
+    }
+    // A scalar index drops the axis it takes along, wherever that axis is.
+    const column = decodeNpy(
+      ok(['gather', 'emb.npy', '--indices', '2', '--axis', '1'], { cwd: dir }),
+    );
+    expect(column.shape).toEqual([5]);
+    expect(Array.from(tensorValues(column), Number)).toEqual([0.5, 1.5, 2.5, 3.5, 4.5]);
+  });
+
   it('.txt, .csv, .tsv and .json files are read as text by extension, rows of k values as [n, k]', () => {
     const dir = tempDir();
     const reference = ok(['gather', fx('data'), fx('idx'), '--axis', '1']);

@@ -2,7 +2,7 @@
 // child process (asynchronously: the server lives in this process). Requests are counted at the
 // server; no timing is asserted: --timeout bounds a slow server, and a hang is killed (status null).
 
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeNpy, encodeNpy } from '@tensorops/io';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -114,6 +114,63 @@ describe('http(s):// inputs', () => {
   });
 });
 
+describe('--max-download sizes', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('takes a byte count or a size: k, M, G count in 1000s, KiB, MiB, GiB in 1024s', async () => {
+    const dir = tempDir();
+    copyFileSync(join(REPO, 'fixtures', 'cli', 'data.npy'), join(dir, 'data.npy'));
+    const size = statSync(join(dir, 'data.npy')).size;
+    server = await serveFolder(dir, { ignoreRange: true });
+    const url = `${server.url}/data.npy`;
+    // Each size at the file's length is enough; one byte less is not.
+    const sizes = (n: number): string[] => [
+      `${n}`,
+      `${n}B`,
+      `${shifted(n, 3)}k`,
+      `${shifted(n, 3)}KB`,
+      `${shifted(n, 6)}MB`,
+      `${shifted(n, 9)}G`,
+      `${shifted(n, 10, 5)}KiB`,
+      `${shifted(n, 20, 5)}mib`,
+      `${shifted(n, 30, 5)}GiB`,
+    ];
+    for (const [enough, short] of zip(sizes(size), sizes(size - 1))) {
+      const ok = await run(['inspect', url, '--max-download', enough]);
+      expect([enough, ok.stderr, ok.status]).toEqual([enough, '', 0]);
+      const refused = await run(['inspect', url, '--max-download', short]);
+      expect([short, refused.status]).toEqual([short, 1]);
+      expect(refused.stderr).toContain(`allow downloading it whole with --max-download ${size}`);
+    }
+    for (const bad of ['-1', '200XB', '1e3', '0x10', '1.5.2M', 'MB', `${2 ** 53}`]) {
+      const r = await run(['inspect', url, '--max-download', bad]);
+      expect(r.stderr).toBe(
+        `tensorops: error: --max-download takes a byte count such as 1000000 or 200MB (k, M, G, T: powers of 1000; KiB, MiB, GiB, TiB: of 1024), got '${bad}'\n`,
+      );
+      expect(r.status).toBe(2);
+    }
+  });
+});
+
+/**
+ * n / 10^places written out exactly; with `factor` 5, n / 2^places (n * 5^places / 10^places),
+ * whose decimal expansion ends too.
+ */
+function shifted(n: number, places: number, factor = 1): string {
+  const digits = (BigInt(n) * BigInt(factor) ** BigInt(places))
+    .toString()
+    .padStart(places + 1, '0');
+  return `${digits.slice(0, -places)}.${digits.slice(-places)}`;
+}
+
+function zip<A, B>(a: readonly A[], b: readonly B[]): [A, B][] {
+  return a.map((x, i) => [x, b[i] as B]);
+}
+
 /** A float32 [ROWS, 128] .npy, larger than the first request's 64 KiB, with its bytes. */
 const ROWS = 256;
 function largeNpyServer(): Promise<TestServer> {
@@ -188,7 +245,8 @@ describe('deadlines and retries of http(s):// inputs', () => {
       expect(r.status).toBe(0);
       expect(r.stderr).toBe(quiet ? '' : `tensorops: note: ${url}: HTTP 503; trying again\n`);
       const row = Array.from({ length: 128 }, (_, i) => (ROWS - 1) * 128 + i);
-      expect(JSON.parse(r.stdout.toString()).data).toEqual([row]);
+      // A lone index is a scalar: the row itself, not a batch of one.
+      expect(JSON.parse(r.stdout.toString()).data).toEqual(row);
       expect(server.requests.map((q) => q.status)).toEqual([206, 503, 206]);
     }
   });

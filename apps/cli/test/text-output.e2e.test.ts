@@ -167,6 +167,29 @@ describe('format choice: usage errors write nothing', () => {
     expect(readFileSync(join(dir, 'rows')).subarray(0, 6).toString('latin1')).toBe('\x93NUMPY');
   });
 
+  it('--format txt is what -o x.txt writes: tab-separated text, to a file or stdout', () => {
+    const dir = tempDir();
+    const tsv = tensorops([...gather, '--format', 'tsv']);
+    expect(tsv.status).toBe(0);
+    expect(tsv.stdout.toString()).toMatch(/^[-\d.e+naif]+\t/);
+    const txt = tensorops([...gather, '--format', 'txt']);
+    expect([txt.stderr, txt.status]).toEqual(['', 0]);
+    expect(txt.stdout.toString()).toBe(tsv.stdout.toString());
+    for (const name of ['rows.txt', 'rows.dat']) {
+      const r = tensorops([...gather, '--format', 'txt', '-o', join(dir, name)]);
+      expect([r.stderr, r.status]).toEqual(['', 0]);
+      expect(readFileSync(join(dir, name), 'utf8')).toBe(tsv.stdout.toString());
+    }
+    const csv = tensorops([...gather, '--format', 'txt', '-o', join(dir, 'rows.csv')]);
+    expect(csv.status).toBe(2);
+    expect(csv.stderr).toMatch(/--format txt contradicts the extension of .*rows\.csv \(csv\)/);
+    const json = tensorops([...gather, '--format', 'txt', '--json']);
+    expect(json.stderr).toBe(
+      'tensorops: error: --json contradicts --format txt; give one of them\n',
+    );
+    expect(listDir(dir)).toEqual(['rows.dat', 'rows.txt']);
+  });
+
   it('a format that contradicts the extension, or --json against --format', () => {
     const dir = tempDir();
     const a = tensorops([...gather, '-o', join(dir, 'rows.json'), '--format', 'csv']);
@@ -177,7 +200,9 @@ describe('format choice: usage errors write nothing', () => {
     expect(b.stderr).toBe('tensorops: error: --json contradicts --format tsv; give one of them\n');
     const c = tensorops([...gather, '--format', 'xml']);
     expect(c.status).toBe(2);
-    expect(c.stderr).toContain('--format takes one of npy, npz, safetensors, json, csv, tsv');
+    expect(c.stderr).toBe(
+      "tensorops: error: --format takes one of npy, npz, safetensors, json, csv, tsv, txt, got 'xml'\n",
+    );
     expect(listDir(dir)).toEqual([]);
   });
 

@@ -8,8 +8,9 @@ import { quote } from './text.js';
 //   at most 64 deep (numpy's limit on dimensions). `[]` is an empty 1-D tensor; `[[1, 2], [3, 4]]`
 //   has shape [2, 2].
 // - Otherwise rows of integers, one row per line, separated by commas and/or blanks (space, tab).
-//   A line ends at \n, \r\n or a lone \r. One value per line gives a 1-D tensor of the lines;
-//   k values per line give [lines, k].
+//   A line ends at \n, \r\n or a lone \r. The shape is numpy.loadtxt's: a lone value is a
+//   scalar (shape []), one line of k values is [k], one value per line is [lines], and k values
+//   per line over several lines are [lines, k].
 //   Blank lines at the end are ignored; a blank line before more data is an error.
 // - An integer is an optional sign and decimal digits, parsed exactly as int64 (no rounding
 //   through float64 for 9007199254740993); anything else (1.5, 1e3, 0x10, a word) is an error.
@@ -120,7 +121,12 @@ function parseRows(p: Cursor, values: Int64Builder): number[] {
     p.nextLine();
   }
   if (rows === 0) p.fail(p.bytes.length, 'no indices: the input is empty');
-  return width === 1 ? [rows] : [rows, width];
+  return loadtxtShape(rows, width);
+}
+
+/** numpy.loadtxt's default shape: axes of length 1 squeezed out, a lone value a scalar. */
+function loadtxtShape(rows: number, width: number): number[] {
+  return [rows, width].filter((n) => n !== 1);
 }
 
 /**

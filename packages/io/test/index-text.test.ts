@@ -31,14 +31,19 @@ const int64 = fc.bigInt({ min: INT64_MIN, max: INT64_MAX });
 const id = fc.oneof(fc.integer({ min: -1000, max: 1_000_000 }).map(BigInt), int64);
 
 describe('parseIndexText: rows of integers', () => {
-  it('one value per line is 1-D, k per line is [lines, k]', () => {
+  it("shapes are numpy.loadtxt's: one line or one per line is 1-D, k per line [lines, k]", () => {
     expect(parsed('3\n1\n4\n')).toEqual({ shape: [3], values: [3n, 1n, 4n] });
     expect(parsed('0,1\n2, 3\n4\t5\n')).toEqual({
       shape: [3, 2],
       values: [0n, 1n, 2n, 3n, 4n, 5n],
     });
-    expect(parsed('7 8 9')).toEqual({ shape: [1, 3], values: [7n, 8n, 9n] });
-    expect(parsed('-5')).toEqual({ shape: [1], values: [-5n] });
+    expect(parsed('7 8 9')).toEqual({ shape: [3], values: [7n, 8n, 9n] });
+    expect(parsed('3,1,4\n\n')).toEqual({ shape: [3], values: [3n, 1n, 4n] });
+  });
+
+  it('a lone value is a scalar (shape []), as numpy.loadtxt reads it', () => {
+    expect(parsed('-5')).toEqual({ shape: [], values: [-5n] });
+    expect(parsed(' 3 \n\n')).toEqual({ shape: [], values: [3n] });
   });
 
   it('values are exact int64: 2^53+1 stays itself, both ends of the range parse', () => {
@@ -68,7 +73,7 @@ describe('parseIndexText: rows of integers', () => {
       shape: [4, 2],
       values: [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n],
     });
-    expect(parsed('1\r\r\n\r')).toEqual({ shape: [1], values: [1n] });
+    expect(parsed('1\r\r\n\r')).toEqual({ shape: [], values: [1n] });
     expect(failure('1\r2\rx')).toBe("ids.txt: line 3, column 1: 'x' is not an integer");
     expect(failure('1\r\n2\r3 x')).toBe("ids.txt: line 3, column 3: 'x' is not an integer");
     expect(failure('1 2\r3')).toBe(
@@ -181,7 +186,7 @@ describe('parseIndexText: rows of integers', () => {
           const cut = rows.map((r) => r.slice(0, width));
           const text = cut.map((r) => r.join(sep)).join(eol) + eol.repeat(blankTail);
           const t = parsed(text);
-          expect(t.shape).toEqual(width === 1 ? [cut.length] : [cut.length, width]);
+          expect(t.shape).toEqual([cut.length, width].filter((n) => n !== 1));
           expect(t.values).toEqual(cut.flat());
         },
       ),

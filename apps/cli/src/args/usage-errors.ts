@@ -14,8 +14,12 @@ export interface UsageContext {
   readonly flags: readonly string[];
   /** The words typed after `--`, which are operands even when they look like options. */
   readonly operands?: readonly string[];
-  /** The command named, whose `refuses` words a flag of another command. */
-  readonly command?: Pick<CommandSpec, 'command' | 'refuses'>;
+  /**
+   * The command named, whose `refuses` words a flag of another command and whose options say
+   * what a missing required flag is.
+   */
+  readonly command?: Pick<CommandSpec, 'command' | 'refuses'> &
+    Partial<Pick<CommandSpec, 'options'>>;
   /** Each flag some command takes, by long name and alias, mapped to its long name. */
   readonly otherFlags?: ReadonlyMap<string, string>;
 }
@@ -37,6 +41,8 @@ export function usageErrorOf(message: string, context: UsageContext): TensorOpsE
   }
   const missing = /^Not enough arguments following: (\S+)$/.exec(firstLine(message));
   if (missing) return usageError(`--${missing[1]} needs a value`);
+  const required = /^Missing required arguments?: (.+)$/.exec(firstLine(message));
+  if (required) return missingOptions((required[1] as string).split(', '), context);
   const operands = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(
     firstLine(message),
   );
@@ -48,6 +54,23 @@ export function usageErrorOf(message: string, context: UsageContext): TensorOpsE
     return usageError(`missing operands: got ${operands[1]}, need at least ${operands[2]}${hint}`);
   }
   return usageError(firstLine(message));
+}
+
+/**
+ * Flags a command requires but was not given (yargs' demandOption): each named as typed, with
+ * what it is, and the command that needs it.
+ */
+function missingOptions(names: readonly string[], context: UsageContext): TensorOpsError {
+  const { command } = context;
+  const flags = names
+    .map((name) => {
+      const describe = command?.options?.[name]?.describe;
+      return describe === undefined ? `--${name}` : `--${name} (${describe})`;
+    })
+    .join(' and ');
+  if (command === undefined) return usageError(`missing ${flags} (see --help)`);
+  const name = commandName(command);
+  return usageError(`missing ${flags}, which ${name} requires (see tensorops ${name} --help)`);
 }
 
 function unknownArgument(word: string, context: UsageContext): TensorOpsError {

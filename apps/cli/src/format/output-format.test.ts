@@ -16,6 +16,8 @@ describe('chooseFormat', () => {
     expect(chooseFormat({ format: 'tsv', json: false })).toBe('tsv');
     expect(chooseFormat({ format: 'npy', json: false, path: 'x.bin' })).toBe('npy');
     expect(chooseFormat({ format: 'csv', json: false, path: 'x.txt' })).toBe('csv');
+    expect(chooseFormat({ format: 'txt', json: false })).toBe('tsv');
+    expect(chooseFormat({ format: 'txt', json: false, path: 'x.txt' })).toBe('tsv');
     expect(chooseFormat({ format: 'json', json: true, path: 'x.json' })).toBe('json');
   });
 

@@ -15,6 +15,12 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = [
   'tsv',
 ];
 
+/** Other names --format takes: `txt` is what `-o x.txt` writes. */
+const FORMAT_ALIASES: Readonly<Record<string, OutputFormat>> = { txt: 'tsv' };
+
+/** Every name --format takes, in the order its usage error lists them. */
+export const FORMAT_NAMES: readonly string[] = [...OUTPUT_FORMATS, ...Object.keys(FORMAT_ALIASES)];
+
 /** Known extensions; `.txt` is tab-separated text, as numpy.savetxt's default delimiter is blank. */
 const EXTENSIONS: Readonly<Record<string, OutputFormat>> = {
   '.npy': 'npy',
@@ -52,12 +58,17 @@ export interface FormatChoice {
  * an unknown --format, --json with another --format, an unknown extension without --format, and
  * a --format the extension contradicts (`.txt` takes csv or tsv).
  */
-export function chooseFormat({ format, json, path }: FormatChoice): OutputFormat | undefined {
-  if (format !== undefined && !OUTPUT_FORMATS.includes(format as OutputFormat)) {
-    throw usageError(`--format takes one of ${OUTPUT_FORMATS.join(', ')}, got '${format}'`);
+export function chooseFormat({
+  format: given,
+  json,
+  path,
+}: FormatChoice): OutputFormat | undefined {
+  if (given !== undefined && !FORMAT_NAMES.includes(given)) {
+    throw usageError(`--format takes one of ${FORMAT_NAMES.join(', ')}, got '${given}'`);
   }
+  const format = given === undefined ? undefined : (FORMAT_ALIASES[given] ?? given);
   if (json && format !== undefined && format !== 'json') {
-    throw usageError(`--json contradicts --format ${format}; give one of them`);
+    throw usageError(`--json contradicts --format ${given}; give one of them`);
   }
   const asked = (format ?? (json ? 'json' : undefined)) as OutputFormat | undefined;
   if (path === undefined) return asked;
@@ -76,7 +87,7 @@ export function chooseFormat({ format, json, path }: FormatChoice): OutputFormat
     (extension === '.txt' && (asked === 'csv' || asked === 'tsv'));
   if (!fits) {
     throw usageError(
-      `${json && format === undefined ? '--json' : `--format ${asked}`} contradicts the extension of ${path} (${byExtension})`,
+      `${given === undefined ? '--json' : `--format ${given}`} contradicts the extension of ${path} (${byExtension})`,
     );
   }
   return asked;

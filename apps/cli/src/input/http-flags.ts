@@ -1,4 +1,5 @@
 import type { Options } from 'yargs';
+import { BYTE_SIZE_UNITS_HELP } from '../args/byte-size.js';
 
 /** The flags of http(s):// inputs (read by remote.ts): every command takes them. */
 export const HTTP_FLAGS = {
@@ -12,8 +13,7 @@ export const HTTP_FLAGS = {
   'max-download': {
     type: 'string',
     requiresArg: true,
-    describe:
-      'for http(s):// inputs: bytes a server that ignores Range requests may send whole (default 0)',
+    describe: `for http(s):// inputs: bytes a server that ignores Range requests may send whole, a count or a size like 200MB (${BYTE_SIZE_UNITS_HELP}) (default 0)`,
   },
   timeout: {
     type: 'string',

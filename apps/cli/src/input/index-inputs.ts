@@ -33,7 +33,8 @@ export const INDICES_FLAG = {
   indices: {
     type: 'string',
     requiresArg: true,
-    describe: "the indices inline instead of INDICES_FILE: '3,1,4', '[[0,1],[2,3]]'",
+    describe:
+      "the indices inline instead of INDICES_FILE, shaped as numpy reads them: '3,1,4' is 1-D, 3 a scalar index, '[[0,1],[2,3]]' keeps its nesting",
   },
 } as const satisfies Record<string, Options>;
 

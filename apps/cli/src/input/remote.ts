@@ -9,7 +9,7 @@
 import type { HttpSourceOptions } from '@tensorops/io';
 import type { OpenTensorFileOptions } from '@tensorops/io/node';
 import { httpHeaderProblem } from '@tensorops/io/node/internal';
-import { integerOption } from '../args/flag-values.js';
+import { byteSizeOption } from '../args/byte-size.js';
 import { usageError } from '../args/usage-errors.js';
 import type { CliIO } from '../run/cli-io.js';
 
@@ -65,8 +65,7 @@ export function httpOptions(
   }
   const flags = args['http-header'] === undefined ? [] : [args['http-header']].flat().map(String);
   parseHeaders(flags, '--http-header', headers);
-  const maxDownload = integerOption('max-download', args['max-download'], 0);
-  if (maxDownload < 0) throw usageError('--max-download takes a byte count >= 0');
+  const maxDownload = byteSizeOption('max-download', args['max-download'], 0);
   const timeoutMs = timeoutSeconds(args.timeout, io.env.TENSOROPS_TIMEOUT) * 1000;
   const debug = io.env.TENSOROPS_DEBUG === '1';
   const noted = new Set<string>();

@@ -11,9 +11,10 @@
 // between JavaScript tasks, so it always sees the temp file registered exactly when it exists (an
 // open or rename still running on a worker thread could recreate or move it after the handler).
 
-import { closeSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { TensorOpsError } from '@tensorops/core';
 import { fileError, ioError } from '../file/errors.js';
 import { chmodPath, chownPath, closeFd, fsyncFd, openFd, writeFd } from './fs-calls.js';
 
@@ -66,9 +67,29 @@ function createTemp(path: string): { temp: string; fd: number } {
       return { temp, fd };
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 5) continue;
-      throw ioError(path, 'write', cause);
+      throw folderTakesNoNewFiles(path, cause) ?? ioError(path, 'write', cause);
     }
   }
+}
+
+/**
+ * The true reason for ENOENT on creating the temp file in a folder that exists: the folder (a
+ * kernel file system such as /proc) makes no new files, so even an existing file there cannot be
+ * replaced. Undefined when the folder is missing, for which ENOENT's wording is right.
+ */
+function folderTakesNoNewFiles(path: string, cause: unknown): TensorOpsError | undefined {
+  if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+  const folder = dirname(path);
+  try {
+    if (!statSync(folder).isDirectory()) return undefined;
+  } catch {
+    return undefined;
+  }
+  return new TensorOpsError(
+    'E_IO',
+    `${path}: cannot write: its folder ${folder} takes no new files (an output is written to a new file beside its path, then renamed)`,
+    { cause },
+  );
 }
 
 /** Writes every chunk of `data` to `fd`, at its offset. */
