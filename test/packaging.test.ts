@@ -1,10 +1,10 @@
-// The packages as users get them: `pnpm pack` each one (workspace:^ becomes a real range), install
-// the tarballs with plain npm into a fresh project outside the workspace, and use them from there:
-// ESM import, CommonJS require (Node >= 20.19), the README examples, browser bundles of the pure
-// entries, the `tensorops` bin installed globally into a temp prefix, plus publint and
-// @arethetypeswrong/cli on every tarball. npm fetches only third-party dependencies (ink, react,
-// yauzl, yazl, zip.js, crc-32 and theirs); every @tensorops/* dependency must come from the local
-// tarballs.
+// The packages as users get them: the README's install outside the checkout, run as written
+// (`pnpm pack:all` packs all four, workspace:^ becoming a real range; npm installs the CLI
+// tarball globally into a temp prefix and the library tarballs into a fresh project), then used
+// from there: ESM import, CommonJS require (Node >= 20.19), the README examples, browser bundles
+// of the pure entries, the global `tensorops` bin, plus publint and @arethetypeswrong/cli on every
+// tarball. npm fetches only third-party dependencies (ink, react, yauzl, yazl, zip.js, crc-32 and
+// theirs); every @tensorops/* dependency must come from the local tarballs.
 import { execFile, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -15,6 +15,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import module, { createRequire, isBuiltin } from 'node:module';
@@ -45,7 +46,10 @@ const CLI = PACKAGES.find((p) => p.name === 'tensorops') as Pkg;
 let work = '';
 /** Tarball path and unpacked `package/` directory per package name. */
 const packed = new Map<string, { tgz: string; root: string }>();
-const consumer = (): string => join(work, 'consumer');
+const consumer = (): string => join(work, 'my-app');
+const globalPrefix = (): string => join(work, 'global');
+/** What the README's install printed, `tensorops --version` among it. */
+let versionPrinted = '';
 
 /** What `pnpm run` adds to the environment; npm must behave as it does for a user. */
 const PNPM_RUN_ENV =
@@ -55,13 +59,22 @@ function npmEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !PNPM_RUN_ENV.test(k)));
 }
 
-async function npm(args: string[], cwd: string): Promise<string> {
-  const r = await execFileAsync('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund'], {
-    cwd,
-    env: npmEnv(),
-    maxBuffer: 1 << 26,
-  });
-  return r.stdout;
+/** npm as a user runs it, with `npm i -g` going to the temp prefix, found first on PATH. */
+function globalEnv(): NodeJS.ProcessEnv {
+  // No node_modules/.bin of this repository in sight.
+  const path = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((d) => d && !d.includes('node_modules'));
+  return {
+    ...npmEnv(),
+    npm_config_prefix: globalPrefix(),
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    PATH: [join(globalPrefix(), 'bin'), dirname(process.execPath), ...path].join(delimiter),
+    // The compiled-code cache goes here instead of the user's ~/.cache.
+    TENSOROPS_CACHE_DIR: join(work, 'code-cache'),
+  };
 }
 
 function files(dir: string, base = dir): string[] {
@@ -113,34 +126,55 @@ function node(args: string[], cwd = consumer()): { stdout: string; stderr: strin
   return { stdout: r.stdout, stderr };
 }
 
+/** The lines of the README's "Installing outside the checkout" block, as written. */
+function readmeInstall(): string {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Installing outside the checkout'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error('README.md has no install block outside the checkout');
+  return block;
+}
+
+// The README's install outside the checkout, run as written by sh: the checkout is reached as
+// `tensorops` and the user's project `my-app` sits next to it; `npm i -g` installs into a
+// temp prefix (npm_config_prefix), whose bin comes first on PATH as a global one would.
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'tensorops-pack-'));
-  const tarballs = join(work, 'tarballs');
-  mkdirSync(tarballs);
   for (const pkg of PACKAGES) {
     expect(existsSync(join(REPO, pkg.dir, 'dist')), `build ${pkg.dir} first`).toBe(true);
   }
-  // pnpm (not npm) packs: it rewrites workspace:^ ranges and adds the workspace root's LICENSE.
-  for (const pkg of PACKAGES) {
-    const out = join(tarballs, pkg.dir.replace('/', '-'));
-    mkdirSync(out);
-    await execFileAsync('pnpm', ['pack', '--pack-destination', out], {
-      cwd: join(REPO, pkg.dir),
-      env: npmEnv(),
-    });
-    const [tgz, ...more] = readdirSync(out).filter((f) => f.endsWith('.tgz'));
-    expect(more).toEqual([]);
-    const unpacked = join(work, 'unpacked', pkg.dir.replace('/', '-'));
-    mkdirSync(unpacked, { recursive: true });
-    await execFileAsync('tar', ['xzf', join(out, tgz as string), '-C', unpacked]);
-    packed.set(pkg.name, { tgz: join(out, tgz as string), root: join(unpacked, 'package') });
-  }
-  // A fresh project outside the workspace; all tarballs in one command so that npm satisfies the
-  // @tensorops/* ranges of io, gather-tree from the tarballs (none of them exists on the registry).
+  symlinkSync(REPO, join(work, 'tensorops'), 'dir');
   mkdirSync(consumer());
-  writeFileSync(join(consumer(), 'package.json'), '{ "name": "consumer", "private": true }\n');
-  await npm(['install', ...PACKAGES.map((p) => packed.get(p.name)?.tgz as string)], consumer());
-}, 180_000);
+  writeFileSync(join(consumer(), 'package.json'), '{ "name": "my-app", "private": true }\n');
+  const installed = await execFileAsync('sh', ['-ec', readmeInstall()], {
+    cwd: join(work, 'tensorops'),
+    // As a shell that cd'd through the link keeps it: `cd ..` leads next to `tensorops`.
+    env: { ...globalEnv(), PWD: join(work, 'tensorops') },
+    maxBuffer: 1 << 26,
+  }).catch((e: { stdout: string; stderr: string }) => {
+    throw new Error(`the README's install failed:\n${e.stdout}${e.stderr}`);
+  });
+  versionPrinted = installed.stdout;
+  // Every test below reads copies of the tarballs `pnpm pack:all` left in packed/.
+  const tarballs = join(work, 'tarballs');
+  mkdirSync(tarballs);
+  const made = readdirSync(join(REPO, 'packed'));
+  expect(made.sort()).toEqual(
+    PACKAGES.map((p) => {
+      const { version } = JSON.parse(readFileSync(join(REPO, p.dir, 'package.json'), 'utf8'));
+      return `${p.name.replace('@', '').replace('/', '-')}-${version}.tgz`;
+    }).sort(),
+  );
+  for (const f of made) {
+    const tgz = join(tarballs, f);
+    copyFileSync(join(REPO, 'packed', f), tgz);
+    const unpacked = join(work, 'unpacked', f);
+    mkdirSync(unpacked, { recursive: true });
+    await execFileAsync('tar', ['xzf', tgz, '-C', unpacked]);
+    const { name } = JSON.parse(readFileSync(join(unpacked, 'package', 'package.json'), 'utf8'));
+    packed.set(name, { tgz, root: join(unpacked, 'package') });
+  }
+}, 300_000);
 
 // Removing the installed consumer (thousands of files) can take longer than vitest's 10 s hook
 // default on a busy machine.
@@ -346,7 +380,13 @@ const OPS_OUTPUT = `${JSON.stringify({
 })}\n`;
 
 describe('installed from the tarballs with npm', () => {
-  it('resolves every @tensorops/* package from a local tarball, one copy each', () => {
+  it("runs the README's install: the CLI printed its version, the libraries are in my-app", () => {
+    expect(versionPrinted.split('\n')).toContain(pkgJson(CLI.name).version);
+    for (const pkg of LIBRARIES)
+      expect(existsSync(join(consumer(), 'node_modules', pkg.name, 'package.json'))).toBe(true);
+  });
+
+  it('resolves every @tensorops/* library from a local tarball, one copy each', () => {
     const lock = JSON.parse(readFileSync(join(consumer(), 'package-lock.json'), 'utf8')) as {
       packages: Record<string, { resolved?: string; version?: string; link?: boolean }>;
     };
@@ -354,7 +394,7 @@ describe('installed from the tarballs with npm', () => {
       /node_modules\/(@tensorops\/|tensorops$)/.test(k),
     );
     expect(ours.map(([k]) => k).sort()).toEqual(
-      PACKAGES.map((p) => `node_modules/${p.name}`).sort(),
+      LIBRARIES.map((p) => `node_modules/${p.name}`).sort(),
     );
     for (const [, entry] of ours) {
       expect(entry.link).toBeUndefined();
@@ -476,27 +516,14 @@ describe('the tensorops bin installed globally (npm i -g) and run from another f
   let elsewhere = '';
   let env: NodeJS.ProcessEnv = {};
 
-  beforeAll(async () => {
-    prefix = join(work, 'global');
-    await npm(
-      ['install', '--global', '--prefix', prefix, packed.get(CLI.name)?.tgz as string],
-      work,
-    );
+  beforeAll(() => {
+    prefix = globalPrefix();
     elsewhere = join(work, 'elsewhere');
     mkdirSync(elsewhere);
     for (const f of ['embeddings.npy', 'ids.npy'])
       copyFileSync(join(REPO, 'examples', f), join(elsewhere, f));
-    // Found on PATH like any global command; no node_modules/.bin of this repository in sight.
-    const path = (process.env.PATH ?? '')
-      .split(delimiter)
-      .filter((d) => d && !d.includes('node_modules'));
-    env = {
-      ...npmEnv(),
-      PATH: [join(prefix, 'bin'), dirname(process.execPath), ...path].join(delimiter),
-      // The compiled-code cache goes here instead of the user's ~/.cache.
-      TENSOROPS_CACHE_DIR: join(work, 'code-cache'),
-    };
-  }, 120_000);
+    env = globalEnv();
+  });
 
   const tensorops = (args: string[], input?: Buffer) =>
     spawnSync('tensorops', args, {
