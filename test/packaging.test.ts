@@ -511,6 +511,34 @@ globalThis.result = [t.dtype, t.shape, Array.from(t.data)];`,
   );
 });
 
+describe('a clean install of the workspace', () => {
+  // The manifests and the lockfile are all `pnpm install` reads: a copy of them in a fresh folder
+  // is a fresh clone as far as the install goes, and shows the working tree's own settings.
+  it('prints no warning (no bin linked to a file not built yet, no box about build scripts)', async () => {
+    const clone = join(work, 'fresh-clone');
+    for (const f of [
+      'package.json',
+      'pnpm-workspace.yaml',
+      'pnpm-lock.yaml',
+      '.npmrc',
+      ...PACKAGES.map((p) => `${p.dir}/package.json`),
+    ]) {
+      mkdirSync(dirname(join(clone, f)), { recursive: true });
+      copyFileSync(join(REPO, f), join(clone, f));
+    }
+    const r = await execFileAsync('pnpm', ['install', '--frozen-lockfile', '--prefer-offline'], {
+      cwd: clone,
+      env: npmEnv(),
+      maxBuffer: 1 << 26,
+    });
+    const said = r.stdout + r.stderr;
+    expect(said).toMatch(/^Done in /m);
+    expect(said.split('\n').filter((l) => /warn|ignored|approve-builds|ENOENT/i.test(l))).toEqual(
+      [],
+    );
+  }, 180_000);
+});
+
 describe('the tensorops bin installed globally (npm i -g) and run from another folder', () => {
   let prefix = '';
   let elsewhere = '';
