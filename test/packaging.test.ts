@@ -90,6 +90,9 @@ function pkgJson(name: string): Record<string, unknown> & {
   peerDependencies?: Record<string, string>;
   exports: unknown;
   bin?: Record<string, string>;
+  main?: string;
+  types?: string;
+  typesVersions?: Record<string, Record<string, string[]>>;
 } {
   return JSON.parse(readFileSync(join(root(name), 'package.json'), 'utf8'));
 }
@@ -278,7 +281,16 @@ describe.each(PACKAGES)('tarball of $name', (pkg) => {
       }
     };
     walk(p.exports);
-    for (const t of [...targets, ...Object.values(p.bin ?? {})])
+    // Top-level main and types (read by resolution that predates exports) and typesVersions too.
+    const typesVersions = Object.values(p.typesVersions ?? {}).flatMap((m) =>
+      Object.values(m).flat(),
+    );
+    for (const t of [
+      ...targets,
+      ...Object.values(p.bin ?? {}),
+      ...[p.main, p.types].filter((x) => x !== undefined),
+      ...typesVersions,
+    ])
       expect(existsSync(join(dir, t)), t).toBe(true);
     if (pkg === CLI) {
       expect(Object.keys(p.bin ?? {})).toEqual(['tensorops']);
@@ -288,6 +300,12 @@ describe.each(PACKAGES)('tarball of $name', (pkg) => {
       expect(p.exports).toMatchObject({
         '.': { types: './dist/index.d.ts', default: './dist/index.js' },
       });
+      expect([p.main, p.types]).toEqual(['./dist/index.js', './dist/index.d.ts']);
+      // Every subpath of exports (package.json aside) has its typesVersions entry for node10.
+      const subpaths = Object.keys(p.exports as object)
+        .filter((k) => k !== '.' && k !== './package.json')
+        .map((k) => k.slice(2));
+      expect(Object.keys(p.typesVersions?.['*'] ?? {})).toEqual(subpaths);
     }
   });
 
@@ -321,16 +339,14 @@ describe.each(PACKAGES)('tarball of $name', (pkg) => {
 });
 
 // ESM-only packages: Node >= 20.19 loads them with require() too (require(esm)), which attw's
-// "cjs-resolves-to-esm" rule predates, so that rule is off; the node16 profile still checks that
-// the types resolve from CommonJS and ESM and with bundler resolution, and leaves out node10
-// (TypeScript's pre-exports `moduleResolution: node`, which cannot see `exports` at all).
+// "cjs-resolves-to-esm" rule predates, so that rule is off; its default profile checks that the
+// types resolve from CommonJS and ESM, with bundler resolution and with node10 (TypeScript's
+// pre-exports `moduleResolution: node`, served by the top-level `types` and `typesVersions`).
 describe.each(LIBRARIES)('@arethetypeswrong/cli on $name', (pkg) => {
   it('finds no problem in the types', async () => {
     const bin = join(REPO, 'node_modules', '.bin', 'attw');
     const args = [
       packed.get(pkg.name)?.tgz as string,
-      '--profile',
-      'node16',
       '--ignore-rules',
       'cjs-resolves-to-esm',
       '--format',
@@ -509,6 +525,56 @@ globalThis.result = [t.dtype, t.shape, Array.from(t.data)];`,
       expect(JSON.stringify(sandbox.result)).toBe(JSON.stringify(expected[pkg.name]));
     },
   );
+});
+
+// A TypeScript user's project compiled against the installed tarballs: with the pre-exports
+// resolution (node10, which reads only `types` and `typesVersions`) and with the ones that read
+// `exports`. The @ts-expect-error line fails the compile if the types resolve to `any`.
+const TYPED_CONSUMER = `import { type Tensor, tensorArray, tensorFrom } from '@tensorops/core';
+import { valueView } from '@tensorops/core/internal';
+import { gatherTree } from '@tensorops/gather-tree';
+import { decodeNpy, openTensorUrl } from '@tensorops/io';
+import { readTensorFile } from '@tensorops/io/node';
+import { isHttpUrl } from '@tensorops/io/node/internal';
+
+const ids: BigInt64Array = tensorArray(tensorFrom('int64', [1], [1n]));
+// @ts-expect-error an int64 tensor reads as a BigInt64Array, not a Float32Array
+const wrong: Float32Array = tensorArray(tensorFrom('int64', [1], [1n]));
+const views: Float32Array = valueView(tensorFrom('float32', [1], [1]));
+const read: Promise<Tensor> = readTensorFile('x.npy');
+export const used = [ids, wrong, views, read, gatherTree, decodeNpy, openTensorUrl, isHttpUrl];
+`;
+
+describe.each([
+  { resolution: 'node10', module: 'commonjs', file: 'typed.ts' },
+  { resolution: 'node16', module: 'node16', file: 'typed.mts' },
+  { resolution: 'bundler', module: 'esnext', file: 'typed.ts' },
+])('TypeScript with moduleResolution $resolution', ({ resolution, module, file }) => {
+  it('finds the types of every entry of the installed libraries', async () => {
+    const dir = join(work, `ts-${resolution}`);
+    mkdirSync(dir);
+    writeFileSync(join(dir, file), TYPED_CONSUMER);
+    const tsconfig = {
+      compilerOptions: {
+        module,
+        moduleResolution: resolution,
+        target: 'es2022',
+        lib: ['es2022', 'dom'],
+        strict: true,
+        noEmit: true,
+        typeRoots: [join(REPO, 'node_modules', '@types')],
+        types: ['node'],
+      },
+      files: [file],
+    };
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    // The project's node_modules are my-app's: link them in, as a project of its own would have them.
+    symlinkSync(join(consumer(), 'node_modules'), join(dir, 'node_modules'), 'dir');
+    const tsc = join(REPO, 'node_modules', '.bin', 'tsc');
+    await execFileAsync(tsc, ['-p', dir], { env: npmEnv() }).catch((e: { stdout: string }) => {
+      throw new Error(`tsc (${resolution}) failed:\n${e.stdout}`);
+    });
+  }, 120_000);
 });
 
 describe('a clean install of the workspace', () => {
