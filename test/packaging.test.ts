@@ -1,10 +1,10 @@
-// The packages as users get them: `pnpm pack` each one (workspace:^ becomes a real range), install
-// the tarballs with plain npm into a fresh project outside the workspace, and use them from there:
-// ESM import, CommonJS require (Node >= 20.19), the README examples, browser bundles of the pure
-// entries, the `tensorops` bin installed globally into a temp prefix, plus publint and
-// @arethetypeswrong/cli on every tarball. npm fetches only third-party dependencies (ink, react,
-// yauzl, yazl, zip.js, crc-32 and theirs); every @tensorops/* dependency must come from the local
-// tarballs.
+// The packages as users get them: the README's install outside the checkout, run as written
+// (`pnpm pack:all` packs all four, workspace:^ becoming a real range; npm installs the CLI
+// tarball globally into a temp prefix and the library tarballs into a fresh project), then used
+// from there: ESM import, CommonJS require (Node >= 20.19), the README examples, browser bundles
+// of the pure entries, the global `tensorops` bin, plus publint and @arethetypeswrong/cli on every
+// tarball. npm fetches only third-party dependencies (ink, react, yauzl, yazl, zip.js, crc-32 and
+// theirs); every @tensorops/* dependency must come from the local tarballs.
 import { execFile, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -15,6 +15,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import module, { createRequire, isBuiltin } from 'node:module';
@@ -45,7 +46,10 @@ const CLI = PACKAGES.find((p) => p.name === 'tensorops') as Pkg;
 let work = '';
 /** Tarball path and unpacked `package/` directory per package name. */
 const packed = new Map<string, { tgz: string; root: string }>();
-const consumer = (): string => join(work, 'consumer');
+const consumer = (): string => join(work, 'my-app');
+const globalPrefix = (): string => join(work, 'global');
+/** What the README's install printed, `tensorops --version` among it. */
+let versionPrinted = '';
 
 /** What `pnpm run` adds to the environment; npm must behave as it does for a user. */
 const PNPM_RUN_ENV =
@@ -55,13 +59,22 @@ function npmEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !PNPM_RUN_ENV.test(k)));
 }
 
-async function npm(args: string[], cwd: string): Promise<string> {
-  const r = await execFileAsync('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund'], {
-    cwd,
-    env: npmEnv(),
-    maxBuffer: 1 << 26,
-  });
-  return r.stdout;
+/** npm as a user runs it, with `npm i -g` going to the temp prefix, found first on PATH. */
+function globalEnv(): NodeJS.ProcessEnv {
+  // No node_modules/.bin of this repository in sight.
+  const path = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((d) => d && !d.includes('node_modules'));
+  return {
+    ...npmEnv(),
+    npm_config_prefix: globalPrefix(),
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    PATH: [join(globalPrefix(), 'bin'), dirname(process.execPath), ...path].join(delimiter),
+    // The compiled-code cache goes here instead of the user's ~/.cache.
+    TENSOROPS_CACHE_DIR: join(work, 'code-cache'),
+  };
 }
 
 function files(dir: string, base = dir): string[] {
@@ -77,6 +90,9 @@ function pkgJson(name: string): Record<string, unknown> & {
   peerDependencies?: Record<string, string>;
   exports: unknown;
   bin?: Record<string, string>;
+  main?: string;
+  types?: string;
+  typesVersions?: Record<string, Record<string, string[]>>;
 } {
   return JSON.parse(readFileSync(join(root(name), 'package.json'), 'utf8'));
 }
@@ -113,34 +129,55 @@ function node(args: string[], cwd = consumer()): { stdout: string; stderr: strin
   return { stdout: r.stdout, stderr };
 }
 
+/** The lines of the README's "Installing outside the checkout" block, as written. */
+function readmeInstall(): string {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Installing outside the checkout'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error('README.md has no install block outside the checkout');
+  return block;
+}
+
+// The README's install outside the checkout, run as written by sh: the checkout is reached as
+// `tensorops` and the user's project `my-app` sits next to it; `npm i -g` installs into a
+// temp prefix (npm_config_prefix), whose bin comes first on PATH as a global one would.
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'tensorops-pack-'));
-  const tarballs = join(work, 'tarballs');
-  mkdirSync(tarballs);
   for (const pkg of PACKAGES) {
     expect(existsSync(join(REPO, pkg.dir, 'dist')), `build ${pkg.dir} first`).toBe(true);
   }
-  // pnpm (not npm) packs: it rewrites workspace:^ ranges and adds the workspace root's LICENSE.
-  for (const pkg of PACKAGES) {
-    const out = join(tarballs, pkg.dir.replace('/', '-'));
-    mkdirSync(out);
-    await execFileAsync('pnpm', ['pack', '--pack-destination', out], {
-      cwd: join(REPO, pkg.dir),
-      env: npmEnv(),
-    });
-    const [tgz, ...more] = readdirSync(out).filter((f) => f.endsWith('.tgz'));
-    expect(more).toEqual([]);
-    const unpacked = join(work, 'unpacked', pkg.dir.replace('/', '-'));
-    mkdirSync(unpacked, { recursive: true });
-    await execFileAsync('tar', ['xzf', join(out, tgz as string), '-C', unpacked]);
-    packed.set(pkg.name, { tgz: join(out, tgz as string), root: join(unpacked, 'package') });
-  }
-  // A fresh project outside the workspace; all tarballs in one command so that npm satisfies the
-  // @tensorops/* ranges of io, gather-tree from the tarballs (none of them exists on the registry).
+  symlinkSync(REPO, join(work, 'tensorops'), 'dir');
   mkdirSync(consumer());
-  writeFileSync(join(consumer(), 'package.json'), '{ "name": "consumer", "private": true }\n');
-  await npm(['install', ...PACKAGES.map((p) => packed.get(p.name)?.tgz as string)], consumer());
-}, 180_000);
+  writeFileSync(join(consumer(), 'package.json'), '{ "name": "my-app", "private": true }\n');
+  const installed = await execFileAsync('sh', ['-ec', readmeInstall()], {
+    cwd: join(work, 'tensorops'),
+    // As a shell that cd'd through the link keeps it: `cd ..` leads next to `tensorops`.
+    env: { ...globalEnv(), PWD: join(work, 'tensorops') },
+    maxBuffer: 1 << 26,
+  }).catch((e: { stdout: string; stderr: string }) => {
+    throw new Error(`the README's install failed:\n${e.stdout}${e.stderr}`);
+  });
+  versionPrinted = installed.stdout;
+  // Every test below reads copies of the tarballs `pnpm pack:all` left in packed/.
+  const tarballs = join(work, 'tarballs');
+  mkdirSync(tarballs);
+  const made = readdirSync(join(REPO, 'packed'));
+  expect(made.sort()).toEqual(
+    PACKAGES.map((p) => {
+      const { version } = JSON.parse(readFileSync(join(REPO, p.dir, 'package.json'), 'utf8'));
+      return `${p.name.replace('@', '').replace('/', '-')}-${version}.tgz`;
+    }).sort(),
+  );
+  for (const f of made) {
+    const tgz = join(tarballs, f);
+    copyFileSync(join(REPO, 'packed', f), tgz);
+    const unpacked = join(work, 'unpacked', f);
+    mkdirSync(unpacked, { recursive: true });
+    await execFileAsync('tar', ['xzf', tgz, '-C', unpacked]);
+    const { name } = JSON.parse(readFileSync(join(unpacked, 'package', 'package.json'), 'utf8'));
+    packed.set(name, { tgz, root: join(unpacked, 'package') });
+  }
+}, 300_000);
 
 // Removing the installed consumer (thousands of files) can take longer than vitest's 10 s hook
 // default on a busy machine.
@@ -244,7 +281,16 @@ describe.each(PACKAGES)('tarball of $name', (pkg) => {
       }
     };
     walk(p.exports);
-    for (const t of [...targets, ...Object.values(p.bin ?? {})])
+    // Top-level main and types (read by resolution that predates exports) and typesVersions too.
+    const typesVersions = Object.values(p.typesVersions ?? {}).flatMap((m) =>
+      Object.values(m).flat(),
+    );
+    for (const t of [
+      ...targets,
+      ...Object.values(p.bin ?? {}),
+      ...[p.main, p.types].filter((x) => x !== undefined),
+      ...typesVersions,
+    ])
       expect(existsSync(join(dir, t)), t).toBe(true);
     if (pkg === CLI) {
       expect(Object.keys(p.bin ?? {})).toEqual(['tensorops']);
@@ -254,6 +300,12 @@ describe.each(PACKAGES)('tarball of $name', (pkg) => {
       expect(p.exports).toMatchObject({
         '.': { types: './dist/index.d.ts', default: './dist/index.js' },
       });
+      expect([p.main, p.types]).toEqual(['./dist/index.js', './dist/index.d.ts']);
+      // Every subpath of exports (package.json aside) has its typesVersions entry for node10.
+      const subpaths = Object.keys(p.exports as object)
+        .filter((k) => k !== '.' && k !== './package.json')
+        .map((k) => k.slice(2));
+      expect(Object.keys(p.typesVersions?.['*'] ?? {})).toEqual(subpaths);
     }
   });
 
@@ -287,16 +339,14 @@ describe.each(PACKAGES)('tarball of $name', (pkg) => {
 });
 
 // ESM-only packages: Node >= 20.19 loads them with require() too (require(esm)), which attw's
-// "cjs-resolves-to-esm" rule predates, so that rule is off; the node16 profile still checks that
-// the types resolve from CommonJS and ESM and with bundler resolution, and leaves out node10
-// (TypeScript's pre-exports `moduleResolution: node`, which cannot see `exports` at all).
+// "cjs-resolves-to-esm" rule predates, so that rule is off; its default profile checks that the
+// types resolve from CommonJS and ESM, with bundler resolution and with node10 (TypeScript's
+// pre-exports `moduleResolution: node`, served by the top-level `types` and `typesVersions`).
 describe.each(LIBRARIES)('@arethetypeswrong/cli on $name', (pkg) => {
   it('finds no problem in the types', async () => {
     const bin = join(REPO, 'node_modules', '.bin', 'attw');
     const args = [
       packed.get(pkg.name)?.tgz as string,
-      '--profile',
-      'node16',
       '--ignore-rules',
       'cjs-resolves-to-esm',
       '--format',
@@ -346,7 +396,13 @@ const OPS_OUTPUT = `${JSON.stringify({
 })}\n`;
 
 describe('installed from the tarballs with npm', () => {
-  it('resolves every @tensorops/* package from a local tarball, one copy each', () => {
+  it("runs the README's install: the CLI printed its version, the libraries are in my-app", () => {
+    expect(versionPrinted.split('\n')).toContain(pkgJson(CLI.name).version);
+    for (const pkg of LIBRARIES)
+      expect(existsSync(join(consumer(), 'node_modules', pkg.name, 'package.json'))).toBe(true);
+  });
+
+  it('resolves every @tensorops/* library from a local tarball, one copy each', () => {
     const lock = JSON.parse(readFileSync(join(consumer(), 'package-lock.json'), 'utf8')) as {
       packages: Record<string, { resolved?: string; version?: string; link?: boolean }>;
     };
@@ -354,7 +410,7 @@ describe('installed from the tarballs with npm', () => {
       /node_modules\/(@tensorops\/|tensorops$)/.test(k),
     );
     expect(ours.map(([k]) => k).sort()).toEqual(
-      PACKAGES.map((p) => `node_modules/${p.name}`).sort(),
+      LIBRARIES.map((p) => `node_modules/${p.name}`).sort(),
     );
     for (const [, entry] of ours) {
       expect(entry.link).toBeUndefined();
@@ -471,32 +527,97 @@ globalThis.result = [t.dtype, t.shape, Array.from(t.data)];`,
   );
 });
 
+// A TypeScript user's project compiled against the installed tarballs: with the pre-exports
+// resolution (node10, which reads only `types` and `typesVersions`) and with the ones that read
+// `exports`. The @ts-expect-error line fails the compile if the types resolve to `any`.
+const TYPED_CONSUMER = `import { type Tensor, tensorArray, tensorFrom } from '@tensorops/core';
+import { valueView } from '@tensorops/core/internal';
+import { gatherTree } from '@tensorops/gather-tree';
+import { decodeNpy, openTensorUrl } from '@tensorops/io';
+import { readTensorFile } from '@tensorops/io/node';
+import { isHttpUrl } from '@tensorops/io/node/internal';
+
+const ids: BigInt64Array = tensorArray(tensorFrom('int64', [1], [1n]));
+// @ts-expect-error an int64 tensor reads as a BigInt64Array, not a Float32Array
+const wrong: Float32Array = tensorArray(tensorFrom('int64', [1], [1n]));
+const views: Float32Array = valueView(tensorFrom('float32', [1], [1]));
+const read: Promise<Tensor> = readTensorFile('x.npy');
+export const used = [ids, wrong, views, read, gatherTree, decodeNpy, openTensorUrl, isHttpUrl];
+`;
+
+describe.each([
+  { resolution: 'node10', module: 'commonjs', file: 'typed.ts' },
+  { resolution: 'node16', module: 'node16', file: 'typed.mts' },
+  { resolution: 'bundler', module: 'esnext', file: 'typed.ts' },
+])('TypeScript with moduleResolution $resolution', ({ resolution, module, file }) => {
+  it('finds the types of every entry of the installed libraries', async () => {
+    const dir = join(work, `ts-${resolution}`);
+    mkdirSync(dir);
+    writeFileSync(join(dir, file), TYPED_CONSUMER);
+    const tsconfig = {
+      compilerOptions: {
+        module,
+        moduleResolution: resolution,
+        target: 'es2022',
+        lib: ['es2022', 'dom'],
+        strict: true,
+        noEmit: true,
+        typeRoots: [join(REPO, 'node_modules', '@types')],
+        types: ['node'],
+      },
+      files: [file],
+    };
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    // The project's node_modules are my-app's: link them in, as a project of its own would have them.
+    symlinkSync(join(consumer(), 'node_modules'), join(dir, 'node_modules'), 'dir');
+    const tsc = join(REPO, 'node_modules', '.bin', 'tsc');
+    await execFileAsync(tsc, ['-p', dir], { env: npmEnv() }).catch((e: { stdout: string }) => {
+      throw new Error(`tsc (${resolution}) failed:\n${e.stdout}`);
+    });
+  }, 120_000);
+});
+
+describe('a clean install of the workspace', () => {
+  // The manifests and the lockfile are all `pnpm install` reads: a copy of them in a fresh folder
+  // is a fresh clone as far as the install goes, and shows the working tree's own settings.
+  it('prints no warning (no bin linked to a file not built yet, no box about build scripts)', async () => {
+    const clone = join(work, 'fresh-clone');
+    for (const f of [
+      'package.json',
+      'pnpm-workspace.yaml',
+      'pnpm-lock.yaml',
+      '.npmrc',
+      ...PACKAGES.map((p) => `${p.dir}/package.json`),
+    ]) {
+      mkdirSync(dirname(join(clone, f)), { recursive: true });
+      copyFileSync(join(REPO, f), join(clone, f));
+    }
+    const r = await execFileAsync('pnpm', ['install', '--frozen-lockfile', '--prefer-offline'], {
+      cwd: clone,
+      env: npmEnv(),
+      maxBuffer: 1 << 26,
+    });
+    const said = r.stdout + r.stderr;
+    expect(said).toMatch(/^Done in /m);
+    expect(said.split('\n').filter((l) => /warn|ignored|approve-builds|ENOENT/i.test(l))).toEqual(
+      [],
+    );
+  }, 180_000);
+});
+
 describe('the tensorops bin installed globally (npm i -g) and run from another folder', () => {
   let prefix = '';
   let elsewhere = '';
   let env: NodeJS.ProcessEnv = {};
 
-  beforeAll(async () => {
-    prefix = join(work, 'global');
-    await npm(
-      ['install', '--global', '--prefix', prefix, packed.get(CLI.name)?.tgz as string],
-      work,
-    );
+  beforeAll(() => {
+    prefix = globalPrefix();
     elsewhere = join(work, 'elsewhere');
     mkdirSync(elsewhere);
     for (const f of ['embeddings.npy', 'ids.npy'])
       copyFileSync(join(REPO, 'examples', f), join(elsewhere, f));
-    // Found on PATH like any global command; no node_modules/.bin of this repository in sight.
-    const path = (process.env.PATH ?? '')
-      .split(delimiter)
-      .filter((d) => d && !d.includes('node_modules'));
-    env = {
-      ...npmEnv(),
-      PATH: [join(prefix, 'bin'), dirname(process.execPath), ...path].join(delimiter),
-      // The compiled-code cache goes here instead of the user's ~/.cache.
-      TENSOROPS_CACHE_DIR: join(work, 'code-cache'),
-    };
-  }, 120_000);
+    env = globalEnv();
+  });
 
   const tensorops = (args: string[], input?: Buffer) =>
     spawnSync('tensorops', args, {

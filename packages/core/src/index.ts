@@ -66,3 +66,9 @@ export {
   tensorFrom,
   tensorValues,
 } from './tensor.js';
+export {
+  type TensorArray,
+  type TensorArrayDtype,
+  type TensorArrays,
+  tensorArray,
+} from './tensor-array.js';

@@ -270,6 +270,25 @@ describe('@tensorops/io in headless Chromium', () => {
     for (const r of requests.slice(1)) expect(r.headers['if-range']).toBeDefined();
   });
 
+  it("resolves relative URLs against the document's base, shards beside their index", async () => {
+    const rows = [7, 4095, 0];
+    const expected = await nodeGather(join(dir, 'table.safetensors'), 'embed', rows);
+    for (const url of [
+      '/table.safetensors',
+      'table.safetensors',
+      './sharded/../table.safetensors',
+    ]) {
+      const before = server.requests.length;
+      const got = await call('gatherUrl', url, 'embed', rows);
+      expect(got.b64, url).toBe(expected);
+      expect(server.requests.slice(before).map((r) => r.path)[0], url).toBe('/table.safetensors');
+    }
+    const name = 'model.embed_tokens.weight';
+    const sharded = await call('gatherUrl', 'sharded/model.safetensors.index.json', name, [1, 62]);
+    const golden = checkpointsManifest.tensors.find((t) => t.name === name) as ExpectedTensor;
+    expect(sharded.b64).toBe(b64(gather(tensorOf(golden), tensorFrom('int32', [2], [1, 62])).data));
+  });
+
   it('gathers from a stored .npz and a sharded checkpoint at URLs', async () => {
     const npz = await call('gatherUrl', `${server.url}/savez.npz`, 'big_endian', [4, 0, 2]);
     expect(npz.mode).toBe('ranged');

@@ -8,6 +8,7 @@ import { npyReader } from './npy-file.js';
 import { npzReaderWeb } from './npz-zipjs.js';
 import { type FormatReaders, openTensorSource } from './open.js';
 import { type OpenUrlOptions, openUrlWith } from './open-url.js';
+import { pageUrl } from './page-url.js';
 import { safetensorsReader } from './safetensors-file.js';
 import type { TensorFile } from './stored.js';
 
@@ -37,8 +38,9 @@ export function openTensorBlob(blob: Blob, options: OpenBlobOptions = {}): Promi
 /**
  * Opens a `http://` / `https://` URL as a tensor file, read by range requests with the runtime's
  * fetch (see HttpSourceOptions for the rules); a `*.safetensors.index.json` URL opens the sharded
- * checkpoint it describes, its shards beside it. Close it when done.
+ * checkpoint it describes, its shards beside it. In a page a relative URL ('/x.safetensors') is
+ * resolved against the document's base, as fetch() resolves it. Close it when done.
  */
 export function openTensorUrl(url: string, options: OpenUrlOptions = {}): Promise<TensorFile> {
-  return openUrlWith(url, options, READERS);
+  return openUrlWith(pageUrl(url), options, READERS);
 }
