@@ -30,16 +30,34 @@ async function containers(dir: string): Promise<{ npz: string; safetensors: stri
 }
 
 describe('tensorops show', () => {
-  it('pipes one stored tensor as .npy, whatever the container', async () => {
+  it('prints one stored tensor into a pipe as tab-separated rows, whatever the container', async () => {
     const dir = tempDir();
     const { npz, safetensors } = await containers(dir);
     for (const ref of [`${npz}:rows`, `${safetensors}:rows`]) {
       const r = tensorops(['show', ref]);
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
+      expect(r.stdout.toString()).toBe('0.5\t-1.0\n2.0\t3.0\nnan\t1e-05\n');
+    }
+    for (const name of ['int64', 'rank3', 'complex128']) {
+      const text = tensorops(['show', join(TEXT, `${name}.npy`)]);
+      expect(text.stdout.toString()).toBe(readFileSync(join(TEXT, `${name}.tsv`), 'utf8'));
+    }
+    const stdin = tensorops(['show', '-'], { input: encodeNpy(rows) });
+    expect(stdin.stdout.toString()).toBe('0.5\t-1.0\n2.0\t3.0\nnan\t1e-05\n');
+  });
+
+  it('pipes .npy bytes when --format npy or -o - asks for them', async () => {
+    const { safetensors } = await containers(tempDir());
+    for (const flags of [
+      ['--format', 'npy'],
+      ['-o', '-'],
+    ]) {
+      const r = tensorops(['show', `${safetensors}:rows`, ...flags]);
+      expect(r.stderr).toBe('');
       expect(r.stdout.equals(Buffer.from(encodeNpy(rows)))).toBe(true);
     }
-    const npy = tensorops(['show', join(TEXT, 'int64.npy')]);
+    const npy = tensorops(['show', join(TEXT, 'int64.npy'), '--format', 'npy']);
     expect(npy.stdout.equals(readFileSync(join(TEXT, 'int64.npy')))).toBe(true);
   });
 

@@ -12,13 +12,25 @@ export interface OutputEntry {
   readonly data: TensorStream;
 }
 
+/**
+ * What standard output gets when it is no terminal and no format is asked for: `data` (.npy
+ * bytes, for the next program) or `text` (tab-separated rows, for a reader).
+ */
+export type PipedAs = 'data' | 'text';
+
 /** What a command hands to the output layer; commands compute, they never render. */
 export type CommandResult =
-  | { readonly kind: 'tensor'; readonly tensor: Tensor; readonly label: string }
+  | {
+      readonly kind: 'tensor';
+      readonly tensor: Tensor;
+      readonly label: string;
+      readonly piped?: PipedAs;
+    }
   | {
       readonly kind: 'stream';
       readonly stream: TensorStream;
       readonly label: string;
+      readonly piped?: PipedAs;
       /** Releases the input files the stream reads from. */
       readonly dispose: () => Promise<void>;
     }

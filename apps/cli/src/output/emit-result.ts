@@ -15,7 +15,13 @@ export async function emitResult(
     case 'tensor':
       return emitEntries(
         [{ name: undefined, data: result.tensor }],
-        { output: options.output, metadata: null, compress: false, label: result.label },
+        {
+          output: options.output,
+          metadata: null,
+          compress: false,
+          label: result.label,
+          piped: result.piped,
+        },
         options,
         io,
       );
@@ -30,7 +36,13 @@ export async function emitResult(
       try {
         return await emitEntries(
           [{ name: undefined, data: tracked(result.stream, progress) }],
-          { output: options.output, metadata: null, compress: false, label: result.label },
+          {
+            output: options.output,
+            metadata: null,
+            compress: false,
+            label: result.label,
+            piped: result.piped,
+          },
           options,
           io,
         );
