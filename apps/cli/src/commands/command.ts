@@ -43,7 +43,12 @@ export type CommandResult =
       readonly label: string;
       readonly dispose: () => Promise<void>;
     }
-  | { readonly kind: 'inspect'; readonly reports: readonly InspectReport[] }
+  | {
+      readonly kind: 'inspect';
+      readonly reports: readonly InspectReport[];
+      /** inspect --verify: for each file, the line saying what was checked. */
+      readonly verified: readonly string[];
+    }
   | { readonly kind: 'beams'; readonly beams: BeamSequences };
 
 export type ParsedArgs = Readonly<Record<string, unknown>>;

@@ -26,7 +26,11 @@ export async function emitResult(
         io,
       );
     case 'inspect':
-      return emitInspect(result.reports, options, io);
+      await emitInspect(result.reports, options, io);
+      // After the report: stdout stays one document, and the line is the last word of the run.
+      if (!options.quiet)
+        for (const line of result.verified) io.stderr.write(`tensorops: ${line}\n`);
+      return;
     case 'beams': {
       const { emitBeams } = await import('./beams.js');
       return emitBeams(result.beams, options, io);
