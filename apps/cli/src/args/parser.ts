@@ -31,7 +31,7 @@ function buildParser(io: CliIO, version: string): Argv {
     .alias('V', 'version')
     .completion(
       'completion',
-      'print a bash or zsh completion script (tensorops completion [bash|zsh])',
+      'print a bash, zsh or fish completion script (tensorops completion [bash|zsh|fish])',
     )
     .help()
     .alias('h', 'help')
@@ -66,7 +66,7 @@ export function parseCommandLine(
   const args = protectDashes(argv);
   const parser = buildParser(io, version);
   if (argv[0] === COMPLETIONS_FLAG) {
-    return completions(parser, args).then((text) => ({ kind: 'text', text }));
+    return completions(parser, args, io.env).then((text) => ({ kind: 'text', text }));
   }
   return new Promise((resolve, reject) => {
     parser.parse(args, {}, (error, parsedArgs, output) => {
