@@ -228,6 +228,17 @@ describe('tensorops shell niceties', () => {
     }
   });
 
+  it('--help in a pipe is not wrapped: each example is one line to paste, each paragraph one line', () => {
+    const help = tensorops(['inspect', '--help']).stdout.toString().split('\n');
+    expect(help).toContain(
+      "  tensorops inspect model-*.safetensors --filter 'model.layers.*.weight' --sort name",
+    );
+    const top = tensorops(['--help']).stdout.toString().split('\n');
+    expect(top).toContain(
+      "Tensors: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME. NAME is everything after the file's path, ':' and '/' included, so any name can be given: a.npz:x:0 is tensor x:0.",
+    );
+  });
+
   it('--help shows integer flags with number defaults', () => {
     const help = tensorops(['gather', '--help']).stdout.toString();
     expect(help).toMatch(/--axis\s+axis of DATA .*\(integer\)\s+\[default: 0\]/s);
