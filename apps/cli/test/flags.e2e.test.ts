@@ -168,6 +168,8 @@ describe('tensorops flags belong to the commands that use them', () => {
       ...http,
       'filter',
       'sort',
+      'format',
+      'summary',
       'verify',
       ...common,
     ]);
