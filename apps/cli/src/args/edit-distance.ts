@@ -9,16 +9,18 @@
 export function editDistanceWithin(a: string, b: string, limit: number): number {
   const over = limit + 1;
   if (Math.abs(a.length - b.length) > limit) return over;
-  const width = b.length + 1;
+  // Three rows (i - 2, i - 1, i), reused; a cell outside a row's band reads as `over`: each row
+  // sets the cells just outside its band, which are all the next row reads beyond it.
+  const width = b.length + 2;
   let before = new Int32Array(width).fill(over);
   let previous = Int32Array.from({ length: width }, (_, j) => Math.min(j, over));
-  let current = new Int32Array(width);
+  let current = new Int32Array(width).fill(over);
   for (let i = 1; i <= a.length; i++) {
-    current.fill(over);
-    if (i <= limit) current[0] = i;
-    let rowMin = current[0] as number;
     const from = Math.max(1, i - limit);
     const to = Math.min(b.length, i + limit);
+    current[0] = Math.min(i, over);
+    current[from - 1] = from === 1 ? current[0] : over;
+    let rowMin = from === 1 ? (current[0] as number) : over;
     for (let j = from; j <= to; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let d = Math.min(
@@ -32,6 +34,7 @@ export function editDistanceWithin(a: string, b: string, limit: number): number 
       current[j] = Math.min(d, over);
       rowMin = Math.min(rowMin, current[j] as number);
     }
+    current[to + 1] = over;
     if (rowMin > limit) return over;
     [before, previous, current] = [previous, current, before];
   }

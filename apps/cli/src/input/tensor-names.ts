@@ -15,6 +15,11 @@ const NAMES_SHOWN = 2;
 const SUGGESTIONS = 3;
 /** A typed name longer than this gets no suggestion (the search stays linear in the names). */
 const LONGEST_TYPO = 64;
+/**
+ * Edits a suggested name may be away from the typed one, at most: a long name's slips are few,
+ * and each edit allowed widens the band every name of the file is compared within.
+ */
+const MOST_EDITS = 4;
 /** A typed name is quoted back cut to this width, so that it leaves room for the file's names. */
 const TYPED_WIDTH = 48;
 
@@ -67,19 +72,27 @@ export function namesHint(path: string, names: readonly (string | null)[], rest:
 }
 
 /**
- * The names nearest `typed` by edit distance (a typo: at most a third of its length apart), and
- * the names that end with `.typed` (a prefix left off), closest first, then in file order.
+ * The names nearest `typed` by edit distance (a typo: at most a third of its length and
+ * {@link MOST_EDITS} edits apart), and the names that end with `.typed` (a prefix left off, taken
+ * as {@link MOST_EDITS} edits away), closest first, then in file order.
  */
 export function closestNames(typed: string, names: readonly string[]): string[] {
   if (typed.length === 0 || typed.length > LONGEST_TYPO) return [];
-  const limit = typoLimit(typed);
-  const near: { name: string; distance: number }[] = [];
+  const limit = Math.min(typoLimit(typed), MOST_EDITS);
+  // The best so far, closest first; once full, a name must beat the last to get in, so the
+  // limit it is measured against shrinks.
+  const best: { name: string; distance: number }[] = [];
   for (const name of names) {
-    const distance = name.endsWith(`.${typed}`) ? limit : editDistanceWithin(typed, name, limit);
-    if (distance <= limit && name !== typed) near.push({ name, distance });
+    const full = best.length === SUGGESTIONS;
+    const within = full ? (best.at(-1)?.distance ?? 0) - 1 : limit;
+    if (within < 0 || name === typed) continue;
+    const distance = name.endsWith(`.${typed}`) ? limit : editDistanceWithin(typed, name, within);
+    if (distance > within) continue;
+    if (full) best.pop();
+    const at = best.findIndex((b) => b.distance > distance);
+    best.splice(at === -1 ? best.length : at, 0, { name, distance });
   }
-  near.sort((a, b) => a.distance - b.distance);
-  return near.slice(0, SUGGESTIONS).map((n) => n.name);
+  return best.map((b) => b.name);
 }
 
 /** `'a', 'b' or 'c'`. */
