@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { tensorFrom } from '@tensorops/core';
+import { type Tensor, tensorFrom } from '@tensorops/core';
 import { writeTensorsFile } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
 import { tempDir, tensorops } from './helpers.js';
@@ -11,7 +11,7 @@ const LAYERS = 32;
 /** Four layers' worth of names per layer, an embedding and a head, in several dtypes. */
 async function model(dir: string): Promise<string> {
   const file = join(dir, 'model.safetensors');
-  const entries = [
+  const entries: { name: string; data: Tensor }[] = [
     { name: 'embed.weight', data: tensorFrom('float32', [10, 4], new Array(40).fill(0.5)) },
   ];
   for (let l = 0; l < LAYERS; l++) {
