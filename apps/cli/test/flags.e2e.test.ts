@@ -178,6 +178,8 @@ describe('tensorops flags belong to the commands that use them', () => {
       ...http,
       'filter',
       'sort',
+      'format',
+      'summary',
       'verify',
       ...common,
     ]);
@@ -238,14 +240,29 @@ describe('tensorops shell niceties', () => {
     }
   });
 
+  it('--help in a pipe is not wrapped: each example is one line to paste, each paragraph one line', () => {
+    const help = tensorops(['inspect', '--help']).stdout.toString().split('\n');
+    expect(help).toContain(
+      "  tensorops inspect model-*.safetensors --filter 'model.layers.*.weight' --sort name",
+    );
+    const top = tensorops(['--help']).stdout.toString().split('\n');
+    expect(top).toContain(
+      "Tensors: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME. NAME is everything after the file's path, ':' and '/' included, so any name can be given: a.npz:x:0 is tensor x:0.",
+    );
+  });
+
   it('--help shows integer flags with number defaults', () => {
     const help = tensorops(['gather', '--help']).stdout.toString();
     expect(help).toMatch(/--axis\s+axis of DATA .*\(integer\)\s+\[default: 0\]/s);
     expect(help).not.toContain('[default: "0"]');
   });
 
-  it('completion prints a bash script that completes flags through the real CLI', () => {
+  it('completion prints a bash script that completes flags and tensor names through the real CLI', async () => {
     const dir = tempDir();
+    await writeTensorsFile(join(dir, 'model.safetensors'), [
+      { name: 'model.layers.0.mlp.weight', data: tensorFrom('float32', [1], [1]) },
+      { name: 'model.layers.1.mlp.weight', data: tensorFrom('float32', [1], [1]) },
+    ]);
     const script = tensorops(['completion', 'bash']);
     expect(script.status).toBe(0);
     writeFileSync(join(dir, 'completion.bash'), script.stdout);
@@ -274,6 +291,14 @@ describe('tensorops shell niceties', () => {
       'error',
       'zero',
     ]);
+    // bash breaks `model.safetensors:model.layers.1` at the `:` into three words.
+    expect(complete(['tensorops', 'show', 'model.safetensors', ':', 'model.layers.1'])).toEqual([
+      'model.layers.1.mlp.weight',
+    ]);
+    expect(complete(['tensorops', 'show', 'model.safetensors', ':'])).toEqual([
+      ':model.layers.0.mlp.weight',
+      ':model.layers.1.mlp.weight',
+    ]);
   });
 
   it('completion zsh prints the zsh script, whatever $SHELL is; other shells are refused', () => {
@@ -282,7 +307,7 @@ describe('tensorops shell niceties', () => {
     expect(zsh.stdout.toString()).toMatch(/^#compdef tensorops\n/);
     const fromShell = tensorops(['completion'], { env: { SHELL: '/usr/bin/zsh' } });
     expect(fromShell.stdout.equals(zsh.stdout)).toBe(true);
-    expectUsage(['completion', 'fish'], "completion takes bash or zsh, got 'fish'");
+    expectUsage(['completion', 'tcsh'], "completion takes bash, zsh or fish, got 'tcsh'");
   });
 
   it('a list of 300 tensor names is cut to a few, a count and where to see them all', async () => {

@@ -114,7 +114,23 @@ describe('tensorops inspect --verify', () => {
     );
     writeFileSync(join(dir, 'one.npy'), encodeNpy(tensorFrom('int64', [2], [1n, 2n])));
     const files = ['part-1.npz', 'part-2.safetensors', 'packed.npz', 'one.npy'];
-    expect(ok(['inspect', ...files, '--verify'], dir)).toBe(ok(['inspect', ...files], dir));
+    const verified = tensorops(['inspect', ...files, '--verify'], { cwd: dir });
+    expect(verified.status).toBe(0);
+    expect(verified.stdout.toString()).toBe(ok(['inspect', ...files], dir));
+    expect(verified.stderr.split('\n')).toEqual([
+      'tensorops: verified part-1.npz: 4 tensors, 40 B read (each tensor fills its declared size; CRC-32 and sizes of each member)',
+      'tensorops: verified part-2.safetensors: 2 tensors, 12 B read (each tensor fills its declared size)',
+      'tensorops: verified packed.npz: 1 tensor, 3 B read (each tensor fills its declared size; CRC-32 and sizes of each member; bool bytes 0 or 1)',
+      'tensorops: verified one.npy: 1 tensor, 16 B read (each tensor fills its declared size)',
+      '',
+    ]);
+    // -q leaves the report alone; --json stays one document on stdout.
+    expect(ok(['inspect', ...files, '--verify', '-q'], dir)).toBe(ok(['inspect', ...files], dir));
+    const json = tensorops(['inspect', 'one.npy', '--verify', '--json'], { cwd: dir });
+    expect(JSON.parse(json.stdout.toString()).tensors[0].nbytes).toBe(16);
+    expect(json.stderr).toBe(
+      'tensorops: verified one.npy: 1 tensor, 16 B read (each tensor fills its declared size)\n',
+    );
   });
 
   it('a flipped data byte in an .npz member fails its CRC, naming the tensor; exit 1', async () => {

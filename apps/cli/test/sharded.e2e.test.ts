@@ -84,7 +84,11 @@ describe('sharded checkpoints', () => {
   });
 
   it('--verify also checks that each shard holds exactly the tensors the map gives it', () => {
-    expect(tensorops(['inspect', INDEX, '--verify']).status).toBe(0);
+    const good = tensorops(['inspect', INDEX, '--verify']);
+    expect(good.status).toBe(0);
+    expect(good.stderr).toMatch(
+      /^tensorops: verified .*\.index\.json: \d+ tensors, .* read \(each tensor fills its declared size; each of \d+ shards holds exactly the tensors its map gives it\)\n$/,
+    );
     for (const bad of manifest.invalid.filter((b) => b.verifyOnly)) {
       const path = join(DIR, bad.file);
       expect(tensorops(['inspect', path]).status).toBe(0);

@@ -79,6 +79,28 @@ describe('on a terminal', () => {
     expect(r.screen).toContain('1 tensor  240 B total');
   });
 
+  it('--help is as wide as the terminal, at most 100 columns, wrapped between words', () => {
+    for (const cols of [60, 160]) {
+      const r = inPty(['--help'], {}, cols);
+      expect(r.status).toBe(0);
+      const lines = r.screen.trimEnd().split('\n');
+      expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(Math.min(cols, 100));
+      // The paragraph on NAME is wrapped greedily: a line breaks only where the next word
+      // would not fit, never where the text happened to hold a newline.
+      const width = Math.min(cols, 100);
+      const start = lines.findIndex((l) => l.startsWith('Tensors:'));
+      const end = lines.indexOf('', start);
+      const paragraph = lines.slice(start, end);
+      expect(paragraph.join(' ')).toContain("NAME is everything after the file's path, ':' and");
+      for (const [i, line] of paragraph.slice(0, -1).entries()) {
+        const next = (paragraph[i + 1] as string).split(' ')[0] as string;
+        expect(line.trimEnd().length + 1 + next.length).toBeGreaterThan(width);
+      }
+      const examples = inPty(['inspect', '--help'], {}, cols).screen.split('\n');
+      expect(Math.max(...examples.map((l) => l.length))).toBeLessThanOrEqual(Math.min(cols, 100));
+    }
+  });
+
   it('an error is still one plain line', () => {
     const r = inPty(['gather', fx('data'), fx('idx'), '--axis', '0']);
     expect(r.status).toBe(1);

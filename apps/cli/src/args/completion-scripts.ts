@@ -1,8 +1,8 @@
-// The scripts `tensorops completion bash|zsh` prints, as yargs writes them for this CLI. yargs
-// picks its template from $SHELL when a parser is made, and has no way to ask for the other one:
-// these are its templates with the CLI's name filled in (completion.test.ts holds them to yargs'
-// own output). The script asks the CLI for candidates with --get-yargs-completions, which yargs
-// answers.
+// The scripts `tensorops completion bash|zsh|fish` prints. bash and zsh: as yargs writes them
+// for this CLI. yargs picks its template from $SHELL when a parser is made, and has no way to ask
+// for the other one: these are its templates with the CLI's name filled in (completion.test.ts
+// holds them to yargs' own output). yargs has no fish template: that one is the CLI's own. Each
+// script asks the CLI for candidates with --get-yargs-completions (args/completion.ts).
 
 export const BASH_COMPLETION = `###-begin-tensorops-completions-###
 #
@@ -60,5 +60,20 @@ if [[ "\${zsh_eval_context[-1]}" == "loadautofunc" ]]; then
 else
   compdef _tensorops_yargs_completions tensorops
 fi
+###-end-tensorops-completions-###
+`;
+
+// fish: the words before the cursor and the one being typed, as yargs takes them; fish adds
+// file names itself (no -f), for the operands that are paths.
+export const FISH_COMPLETION = `###-begin-tensorops-completions-###
+#
+# tensorops command completion script for fish
+#
+# Installation: tensorops completion fish > ~/.config/fish/completions/tensorops.fish
+#
+function __tensorops_completions
+    tensorops --get-yargs-completions (commandline -opc) (commandline -ct)
+end
+complete -c tensorops -a '(__tensorops_completions)'
 ###-end-tensorops-completions-###
 `;

@@ -35,11 +35,11 @@ describe('completion scripts', () => {
     expect(completionScript([], { SHELL: '/usr/bin/zsh' })).toContain('#compdef tensorops');
     expect(completionScript([], { SHELL: '/bin/bash' })).toContain('complete -o bashdefault');
     expect(completionScript([], {})).toContain('complete -o bashdefault');
-    expect(() => completionScript(['fish'], {})).toThrow(
-      "completion takes bash or zsh, got 'fish'",
-    );
-    expect(() => completionScript(['bash', 'zsh'], {})).toThrow(
-      "completion takes bash or zsh, got 'bash zsh'",
-    );
+    expect(completionScript([], { SHELL: '/usr/bin/fish' })).toContain('complete -c tensorops');
+    for (const other of [['tcsh'], ['constructor'], ['bash', 'zsh']]) {
+      expect(() => completionScript(other, {})).toThrow(
+        `completion takes bash, zsh or fish, got '${other.join(' ')}'`,
+      );
+    }
   });
 });

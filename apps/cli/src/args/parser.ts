@@ -31,14 +31,14 @@ function buildParser(io: CliIO, version: string): Argv {
     .alias('V', 'version')
     .completion(
       'completion',
-      'print a bash or zsh completion script (tensorops completion [bash|zsh])',
+      'print a bash, zsh or fish completion script (tensorops completion [bash|zsh|fish])',
     )
     .help()
     .alias('h', 'help')
     .epilogue(
       [
-        'Tensors: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME. NAME is everything after the',
-        "file's path, ':' and '/' included, so any name can be given: a.npz:x:0 is tensor x:0.",
+        // One line per paragraph: yargs wraps it to the width, between words.
+        "Tensors: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME. NAME is everything after the file's path, ':' and '/' included, so any name can be given: a.npz:x:0 is tensor x:0.",
         '',
         'Exit codes: 0 ok, 1 data or runtime error, 2 usage error.',
       ].join('\n'),
@@ -48,8 +48,11 @@ function buildParser(io: CliIO, version: string): Argv {
       spec.builder(y.options(spec.options)),
     );
   }
-  // Help is as wide as the terminal, at most 100 columns.
-  renderHelpOnlyWhenShown(parser, () => Math.min(100, io.stdout.columns || 80));
+  // Help is as wide as the terminal, at most 100 columns. In a pipe it is not wrapped: an
+  // example stays one line that can be pasted, and the reader (a pager, an editor) wraps.
+  renderHelpOnlyWhenShown(parser, () =>
+    io.stdout.isTTY ? Math.min(100, io.stdout.columns || 80) : null,
+  );
   return parser;
 }
 
@@ -66,7 +69,7 @@ export function parseCommandLine(
   const args = protectDashes(argv);
   const parser = buildParser(io, version);
   if (argv[0] === COMPLETIONS_FLAG) {
-    return completions(parser, args).then((text) => ({ kind: 'text', text }));
+    return completions(parser, args, io.env).then((text) => ({ kind: 'text', text }));
   }
   return new Promise((resolve, reject) => {
     parser.parse(args, {}, (error, parsedArgs, output) => {

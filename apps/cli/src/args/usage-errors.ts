@@ -1,5 +1,6 @@
 import { TensorOpsError } from '@tensorops/core';
 import { type CommandSpec, commandName } from '../commands/command.js';
+import { editDistanceWithin, typoLimit } from './edit-distance.js';
 
 /** A usage error: one line on stderr, exit 2. */
 export function usageError(message: string): TensorOpsError {
@@ -121,31 +122,12 @@ function flagName(arg: string): string {
 /** The flag nearest to `word` by edit distance, when it is close enough to be a typo. */
 export function closest(word: string, flags: readonly string[]): string | undefined {
   let best: string | undefined;
-  let bestDistance = Math.max(1, Math.floor(word.length / 3)) + 1;
+  let bestDistance = typoLimit(word) + 1;
   for (const flag of flags) {
-    const d = editDistance(word, flag);
+    const d = editDistanceWithin(word, flag, bestDistance - 1);
     if (d < bestDistance) [best, bestDistance] = [flag, d];
   }
   return best;
-}
-
-/** Levenshtein distance with transpositions counted as one edit (optimal string alignment). */
-function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  const at = (i: number, j: number) => (rows[i] as number[])[j] as number;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d = Math.min(d, at(i - 2, j - 2) + 1);
-      }
-      (rows[i] as number[])[j] = d;
-    }
-  }
-  return at(a.length, b.length);
 }
 
 function unquote(list: string): string {

@@ -22,8 +22,11 @@ export function usageOf(parser: Argv): YargsUsage {
   return internal.getInternalMethods().getUsageInstance();
 }
 
-/** `parser` renders help only to show it, `width()` columns wide, a width asked for only then. */
-export function renderHelpOnlyWhenShown(parser: Argv, width: () => number): void {
+/**
+ * `parser` renders help only to show it, `width()` columns wide (null: not wrapped), a width
+ * asked for only then.
+ */
+export function renderHelpOnlyWhenShown(parser: Argv, width: () => number | null): void {
   const usage = usageOf(parser);
   usage.cacheHelpMessage = () => {};
   usage.getWrap = width;

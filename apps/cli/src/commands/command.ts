@@ -12,13 +12,25 @@ export interface OutputEntry {
   readonly data: TensorStream;
 }
 
+/**
+ * What standard output gets when it is no terminal and no format is asked for: `data` (.npy
+ * bytes, for the next program) or `text` (tab-separated rows, for a reader).
+ */
+export type PipedAs = 'data' | 'text';
+
 /** What a command hands to the output layer; commands compute, they never render. */
 export type CommandResult =
-  | { readonly kind: 'tensor'; readonly tensor: Tensor; readonly label: string }
+  | {
+      readonly kind: 'tensor';
+      readonly tensor: Tensor;
+      readonly label: string;
+      readonly piped?: PipedAs;
+    }
   | {
       readonly kind: 'stream';
       readonly stream: TensorStream;
       readonly label: string;
+      readonly piped?: PipedAs;
       /** Releases the input files the stream reads from. */
       readonly dispose: () => Promise<void>;
     }
@@ -31,7 +43,12 @@ export type CommandResult =
       readonly label: string;
       readonly dispose: () => Promise<void>;
     }
-  | { readonly kind: 'inspect'; readonly reports: readonly InspectReport[] }
+  | {
+      readonly kind: 'inspect';
+      readonly reports: readonly InspectReport[];
+      /** inspect --verify: for each file, the line saying what was checked. */
+      readonly verified: readonly string[];
+    }
   | { readonly kind: 'beams'; readonly beams: BeamSequences };
 
 export type ParsedArgs = Readonly<Record<string, unknown>>;

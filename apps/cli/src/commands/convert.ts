@@ -87,6 +87,7 @@ export const convertCommand: CommandSpec = {
         const names = namesHint(
           shown,
           picked.map((t) => t.name),
+          `${shown} holds ${picked.length} tensors, a .${target} file one: pick one as ${shown}:NAME or write .npz/.safetensors; `,
         );
         throw usageError(
           picked.length === 0

@@ -1,8 +1,14 @@
 import { TensorOpsError } from '@tensorops/core';
-import { openTensorFile, resolveTensorRefOnDisk, type StoredTensor } from '@tensorops/io/node';
+import {
+  openTensorFile,
+  resolveTensorRefOnDisk,
+  type StoredTensor,
+  type TensorFile,
+} from '@tensorops/io/node';
 import { isStdio } from '../args/dashes.js';
 import { choiceOption } from '../args/flag-values.js';
 import { usageError } from '../args/usage-errors.js';
+import { formatBytes } from '../format/bytes.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import { nameMatcher } from '../input/name-glob.js';
 import { openOptions } from '../input/remote.js';
@@ -10,11 +16,13 @@ import { pickTensor } from '../input/tensor-names.js';
 import { verifyTensor } from '../input/verify.js';
 import { outputFlags } from '../output/flags.js';
 import { describeTensor, type InspectReport } from '../output/inspect-report.js';
+import { summarize } from '../output/inspect-summary.js';
 import type { CliIO } from '../run/cli-io.js';
 import { printable } from '../ui/layout.js';
 import { type CommandSpec, examples, type ParsedArgs } from './command.js';
 
 const SORT_ORDERS = ['file', 'name', 'offset'] as const;
+const REPORT_FORMATS = ['json', 'csv', 'tsv'] as const;
 type SortOrder = (typeof SORT_ORDERS)[number];
 
 /** `--sort offset`: by data offset; tensors without one (deflated .npz members) last, in file order. */
@@ -34,7 +42,13 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<InspectReport> {
+interface Inspected {
+  readonly report: InspectReport;
+  /** With --verify: what was checked, in one line. */
+  readonly verified?: string;
+}
+
+async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Inspected> {
   const { path, name } = resolveTensorRefOnDisk(ref);
   // Headers and the zip directory only, unless --verify: then every byte.
   const file = await openTensorFile(path, openOptions(name, io));
@@ -63,13 +77,14 @@ async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Ins
       }
       for (const t of tensors) await verifyTensor(file, t);
     }
-    return {
+    const described = tensors.map(describeTensor);
+    const report: InspectReport = {
       // The file as messages name it: a URL without its query string or credentials.
       file: file.path,
       format: file.format,
       size: file.size,
       shards: file.sharded?.shards ?? null,
-      tensors: tensors.map(describeTensor),
+      tensors: described,
       not_tensors:
         name === undefined
           ? file.notTensors
@@ -77,10 +92,25 @@ async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Ins
               .map((o) => ({ name: o.name, reason: o.error.message }))
           : [],
       metadata: file.metadata === null ? null : { ...file.metadata },
+      ...(args.summary === true ? { summary: summarize(described) } : {}),
     };
+    return args.verify === true ? { report, verified: verifiedLine(file, tensors) } : { report };
   } finally {
     await file.close();
   }
+}
+
+/** `verified FILE: 3 tensors, 1.2 KiB read (...)`: what --verify checked of `tensors`. */
+function verifiedLine(file: TensorFile, tensors: readonly StoredTensor[]): string {
+  const bytes = tensors.reduce((n, t) => n + t.nbytes, 0);
+  const checks = ['each tensor fills its declared size'];
+  if (file.format === 'npz') checks.push('CRC-32 and sizes of each member');
+  if (tensors.some((t) => t.dtype === 'bool')) checks.push('bool bytes 0 or 1');
+  if (file.sharded) {
+    checks.push(`each of ${file.sharded.shards} shards holds exactly the tensors its map gives it`);
+  }
+  const count = `${tensors.length} tensor${tensors.length === 1 ? '' : 's'}`;
+  return `verified ${printable(file.path)}: ${count}, ${formatBytes(bytes)} read (${checks.join('; ')})`;
 }
 
 export const inspectCommand: CommandSpec = {
@@ -101,6 +131,17 @@ export const inspectCommand: CommandSpec = {
       default: 'file',
       describe: 'list tensors in file order, by name, or by data offset',
     },
+    format: {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'json, csv or tsv: the report as one JSON document (as --json), or a row per tensor (per group with --summary) under a header',
+    },
+    summary: {
+      type: 'boolean',
+      describe:
+        "group names whose numbers differ (model.layers.#.mlp.weight ×32) by dtype and shape, with each group's count and bytes, then the parameters and bytes by dtype",
+    },
     verify: {
       type: 'boolean',
       describe:
@@ -119,6 +160,11 @@ export const inspectCommand: CommandSpec = {
         examples([
           ['$0 inspect model.safetensors', 'names, dtypes, shapes, sizes and offsets'],
           ['$0 inspect arrays.npz --json', 'the same as one JSON document'],
+          [
+            '$0 inspect model.safetensors --summary',
+            'layers grouped; parameters and bytes by dtype',
+          ],
+          ['$0 inspect model-*.safetensors --format csv', 'a row per tensor, for a spreadsheet'],
           ['$0 inspect model.safetensors:embed.weight', 'one tensor'],
           [
             '$0 inspect model.safetensors.index.json --verify',
@@ -134,8 +180,19 @@ export const inspectCommand: CommandSpec = {
   run: async (args, io) => {
     const refs = (args.files as readonly string[]).map(String);
     if (refs.some(isStdio)) throw usageError('inspect reads a file, not standard input');
-    const reports: InspectReport[] = [];
-    for (const ref of refs) reports.push(await inspectOne(ref, args, io));
-    return { kind: 'inspect', reports };
+    const format =
+      args.format === undefined
+        ? undefined
+        : choiceOption('format', args.format, REPORT_FORMATS, 'json');
+    if (format !== undefined && format !== 'json' && args.json === true) {
+      throw usageError(`--json contradicts --format ${format}; give one of them`);
+    }
+    const inspected: Inspected[] = [];
+    for (const ref of refs) inspected.push(await inspectOne(ref, args, io));
+    return {
+      kind: 'inspect',
+      reports: inspected.map((i) => i.report),
+      verified: inspected.flatMap((i) => i.verified ?? []),
+    };
   },
 };

@@ -19,7 +19,7 @@ import { type CommandSpec, examples } from './command.js';
 export const showCommand: CommandSpec = {
   command: 'show <ref>',
   describe:
-    'print one stored tensor: a view on a terminal, .npy (or --format) in a pipe or with -o',
+    'print one stored tensor: a view on a terminal, tab-separated rows in a pipe, --format or -o FILE for a file format',
   options: {
     ...TENSOR_OUTPUT_FLAGS,
     ...HTTP_FLAGS,
@@ -37,7 +37,9 @@ export const showCommand: CommandSpec = {
       .example(
         examples([
           ['$0 show model.safetensors:embed.weight --head 3', 'the first rows on a terminal'],
+          ['$0 show arrays.npz:x | head', 'tab-separated rows in a pipe'],
           ['$0 show arrays.npz:x --format csv > x.csv', 'one tensor as CSV'],
+          ['$0 show model.safetensors:bias -o bias.npy', 'the tensor as .npy (or --format npy)'],
           ['$0 show model.safetensors:bias --json | jq .shape', 'JSON for jq'],
         ]),
       ),
@@ -47,7 +49,7 @@ export const showCommand: CommandSpec = {
     if (isStdio(ref)) {
       // A regular file on stdin is read as that file; a pipe once, its declared bytes only.
       const tensor = await loadTensor(ref, io);
-      return { kind: 'tensor', tensor: headOfTensor(tensor, head), label: 'stdin' };
+      return { kind: 'tensor', tensor: headOfTensor(tensor, head), label: 'stdin', piped: 'text' };
     }
     const { path, name } = resolveTensorRefOnDisk(ref);
     const file = await openTensorFile(path, openOptions(name, io));
@@ -56,7 +58,7 @@ export const showCommand: CommandSpec = {
       const stream = head === undefined ? file.stream(stored) : headOfStored(file, stored, head);
       // file.path names a URL without its query string or credentials.
       const label = name === undefined ? file.path : `${file.path}:${name}`;
-      return { kind: 'stream', stream, label, dispose: () => file.close() };
+      return { kind: 'stream', stream, label, piped: 'text', dispose: () => file.close() };
     } catch (error) {
       await file.close();
       throw error;

@@ -15,12 +15,22 @@ export async function emitResult(
     case 'tensor':
       return emitEntries(
         [{ name: undefined, data: result.tensor }],
-        { output: options.output, metadata: null, compress: false, label: result.label },
+        {
+          output: options.output,
+          metadata: null,
+          compress: false,
+          label: result.label,
+          piped: result.piped,
+        },
         options,
         io,
       );
     case 'inspect':
-      return emitInspect(result.reports, options, io);
+      await emitInspect(result.reports, options, io);
+      // After the report: stdout stays one document, and the line is the last word of the run.
+      if (!options.quiet)
+        for (const line of result.verified) io.stderr.write(`tensorops: ${line}\n`);
+      return;
     case 'beams': {
       const { emitBeams } = await import('./beams.js');
       return emitBeams(result.beams, options, io);
@@ -30,7 +40,13 @@ export async function emitResult(
       try {
         return await emitEntries(
           [{ name: undefined, data: tracked(result.stream, progress) }],
-          { output: options.output, metadata: null, compress: false, label: result.label },
+          {
+            output: options.output,
+            metadata: null,
+            compress: false,
+            label: result.label,
+            piped: result.piped,
+          },
           options,
           io,
         );

@@ -1,5 +1,6 @@
 import type { TensorFormat } from '@tensorops/io';
 import type { StoredTensor } from '@tensorops/io/node';
+import type { InspectSummary } from './inspect-summary.js';
 
 // What `inspect` reports: its own result type, shared by the command and the output layer.
 
@@ -43,6 +44,8 @@ export interface InspectReport {
   readonly not_tensors: readonly { readonly name: string; readonly reason: string }[];
   /** .safetensors `__metadata__`; null when absent and for .npy / .npz. */
   readonly metadata: Readonly<Record<string, string>> | null;
+  /** With --summary only: the tensors grouped, and the totals. */
+  readonly summary?: InspectSummary;
 }
 
 export function describeTensor(t: StoredTensor): InspectTensor {

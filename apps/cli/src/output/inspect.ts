@@ -2,6 +2,7 @@ import { formatBytes } from '../format/bytes.js';
 import { type CliIO, writeAll } from '../run/cli-io.js';
 import { printable } from '../ui/layout.js';
 import type { InspectReport } from './inspect-report.js';
+import { inspectRows } from './inspect-rows.js';
 import type { OutputOptions } from './options.js';
 
 /**
@@ -14,9 +15,18 @@ export async function emitInspect(
   options: OutputOptions,
   io: CliIO,
 ): Promise<void> {
-  if (options.json) {
+  const format = options.json ? 'json' : options.format;
+  if (format === 'json') {
     const doc = reports.length === 1 ? reports[0] : reports;
     await writeAll(io.stdout, `${JSON.stringify(doc)}\n`);
+    return;
+  }
+  if (format === 'csv' || format === 'tsv') {
+    await writeAll(io.stdout, inspectRows(reports, format));
+    return;
+  }
+  if (reports.some((r) => r.summary !== undefined)) {
+    await writeAll(io.stdout, reports.map(summaryTable).join('\n'));
     return;
   }
   if (!io.stdout.isTTY) {
@@ -53,44 +63,72 @@ function shardCount(report: InspectReport): string {
   return report.shards === null ? '' : `${report.shards} shard${report.shards === 1 ? '' : 's'}, `;
 }
 
+/** The plain-text view of inspect --summary: a row per group, then the totals. */
+function summaryTable(report: InspectReport): string {
+  const summary = report.summary;
+  if (summary === undefined) return inspectTable(report);
+  const rows = summary.groups.map((g) => [
+    printable(g.name),
+    `×${g.count}`,
+    g.dtype,
+    `[${g.shape.join(', ')}]`,
+    formatBytes(g.nbytes),
+  ]);
+  const byDtype = Object.entries(summary.bytes_by_dtype)
+    .map(([dtype, n]) => `${dtype} ${formatBytes(n)}`)
+    .join(', ');
+  const total = report.tensors.reduce((n, t) => n + t.nbytes, 0);
+  return [
+    title(report),
+    ...columns(['group', 'count', 'dtype', 'shape', 'bytes'], rows, new Set([1, 4])),
+    `  total: ${summary.parameters.toLocaleString('en-US')} parameters, ${formatBytes(total)}${byDtype === '' ? '' : ` (${byDtype})`}`,
+    '',
+  ].join('\n');
+}
+
+function title(report: InspectReport): string {
+  const count = report.tensors.length;
+  return `${printable(report.file)}: ${report.format}, ${shardCount(report)}${count} tensor${count === 1 ? '' : 's'}, ${formatBytes(report.size)}`;
+}
+
+/** `rows` under `header`, each column as wide as its widest cell; `right` columns pad on the left. */
+function columns(header: string[], rows: string[][], right: ReadonlySet<number>): string[] {
+  if (rows.length === 0) return [];
+  const widths = header.map((h, i) =>
+    // A loop, not Math.max(...rows): spreading 200k rows as arguments overflows the stack.
+    rows.reduce((w, r) => Math.max(w, (r[i] as string).length), h.length),
+  );
+  return [header, ...rows].map((row) => {
+    const cells = row.map((c, i) =>
+      right.has(i) ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number),
+    );
+    return `  ${cells.join('  ').trimEnd()}`;
+  });
+}
+
 /** The plain-text view of an inspect report. */
 export function inspectTable(report: InspectReport): string {
-  const count = report.tensors.length;
-  const lines = [
-    `${printable(report.file)}: ${report.format}, ${shardCount(report)}${count} tensor${count === 1 ? '' : 's'}, ${formatBytes(report.size)}`,
-  ];
+  const lines = [title(report)];
   const sharded = report.tensors.some((t) => t.shard !== null);
-  if (count > 0) {
-    const rows = report.tensors.map((t) => {
-      const notes = [
-        t.format_dtype,
-        t.fortran_order ? 'fortran order' : '',
-        t.byte_order === 'big' ? 'big-endian' : '',
-        t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
-      ].filter((x) => x !== '');
-      const row = [
-        t.name === null ? '-' : printable(t.name),
-        t.dtype,
-        `[${t.shape.join(', ')}]`,
-        String(t.nbytes),
-        t.offset === null ? '-' : String(t.offset),
-        notes.join(', '),
-      ];
-      return sharded ? [...row.slice(0, 5), printable(t.shard ?? '-'), ...row.slice(5)] : row;
-    });
-    const header = ['name', 'dtype', 'shape', 'bytes', 'offset', 'stored as'];
-    if (sharded) header.splice(5, 0, 'shard');
-    const widths = header.map((h, i) =>
-      // A loop, not Math.max(...rows): spreading 200k rows as arguments overflows the stack.
-      rows.reduce((w, r) => Math.max(w, (r[i] as string).length), h.length),
-    );
-    const right = new Set([3, 4]);
-    for (const row of [header, ...rows]) {
-      const cells = row.map((c, i) =>
-        right.has(i) ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number),
-      );
-      lines.push(`  ${cells.join('  ').trimEnd()}`);
-    }
-  }
+  const rows = report.tensors.map((t) => {
+    const notes = [
+      t.format_dtype,
+      t.fortran_order ? 'fortran order' : '',
+      t.byte_order === 'big' ? 'big-endian' : '',
+      t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
+    ].filter((x) => x !== '');
+    const row = [
+      t.name === null ? '-' : printable(t.name),
+      t.dtype,
+      `[${t.shape.join(', ')}]`,
+      String(t.nbytes),
+      t.offset === null ? '-' : String(t.offset),
+      notes.join(', '),
+    ];
+    return sharded ? [...row.slice(0, 5), printable(t.shard ?? '-'), ...row.slice(5)] : row;
+  });
+  const header = ['name', 'dtype', 'shape', 'bytes', 'offset', 'stored as'];
+  if (sharded) header.splice(5, 0, 'shard');
+  lines.push(...columns(header, rows, new Set([3, 4])));
   return `${lines.join('\n')}\n${notTensorLines(report)}${metadataLines(report.metadata)}`;
 }

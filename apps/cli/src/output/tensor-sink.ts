@@ -9,6 +9,7 @@ import {
 import { type EncodedTensors, encodeTensors, isTensorStream } from '@tensorops/io/node/internal';
 import { isStdio } from '../args/dashes.js';
 import { usageError } from '../args/usage-errors.js';
+import type { PipedAs } from '../commands/command.js';
 import { delimitedChunks } from '../format/delimited-text.js';
 import {
   chooseFormat,
@@ -30,13 +31,15 @@ export interface Destination {
   readonly metadata: Readonly<Record<string, string>> | null;
   readonly compress: boolean;
   readonly label: string;
+  /** Standard output's format when piped without --format, --json or -o (default: data, .npy). */
+  readonly piped?: PipedAs | undefined;
 }
 
 /**
  * Picks the format and the sink for tensors: --format, --json or the -o extension choose the
  * format (output-format.ts); a file is written by writeOutputPath (atomic, or in place for
- * devices and FIFOs); standard output gets .npy bytes when piped or with `-o -`, and a readable
- * view on a terminal (never binary unless asked for). Every format streams chunk by chunk except
+ * devices and FIFOs); standard output gets .npy bytes when piped (tsv where the destination is
+ * piped as text) or with `-o -`, and a readable view on a terminal (never binary unless asked for). Every format streams chunk by chunk except
  * the terminal view.
  */
 export async function emitEntries(
@@ -51,7 +54,8 @@ export async function emitEntries(
   if (format === undefined && output === undefined && io.stdout.isTTY) {
     return showOnTerminal(onlyEntry(entries, 'the terminal view'), destination.label, options, io);
   }
-  const chosen = format ?? 'npy';
+  const piped = output === undefined && destination.piped === 'text' ? 'tsv' : 'npy';
+  const chosen = format ?? piped;
   const { chunks, notes } = await encode(entries, chosen, ref, destination, options);
   if (ref === undefined) await writeChunks(io.stdout, chunks);
   else await writeOutputPath(ref.path, chunks);

@@ -6,7 +6,7 @@ import { isAbsolute, relative } from 'node:path';
 import { truncateMiddle } from '../ui/layout.js';
 
 /** A path or URL is never cut below this (its file name, when that fits, stays whole). */
-const PATH_FLOOR = 32;
+export const PATH_FLOOR = 32;
 /** A quoted name or value is never cut below this, nor is anything shorter touched. */
 const WORD_FLOOR = 20;
 /** Characters a cut path keeps from its start (`/tmp`, `http`), so it still reads as one. */
