@@ -11,7 +11,7 @@ const OUTPUT_FLAGS = {
   format: {
     type: 'string',
     describe:
-      'npy, npz, safetensors, json, csv, tsv or txt (the same as tsv) (default: the -o extension, .txt is tsv; .npy on a pipe)',
+      'npy, npz, safetensors, json, csv, tsv or txt (the same as tsv) (default: the -o extension, .txt is tsv; .npy on a pipe, tsv rows for show)',
   },
   json: { type: 'boolean', describe: 'the same as --format json' },
   force: {

@@ -129,6 +129,7 @@ export function inspectTable(report: InspectReport): string {
   });
   const header = ['name', 'dtype', 'shape', 'bytes', 'offset', 'stored as'];
   if (sharded) header.splice(5, 0, 'shard');
-  lines.push(...columns(header, rows, new Set([3, 4])));
-  return `${lines.join('\n')}\n${notTensorLines(report)}${metadataLines(report.metadata)}`;
+  // Concatenated, not spread into push(): a file of 10^5 tensors would overflow the call stack.
+  const table = lines.concat(columns(header, rows, new Set([3, 4])));
+  return `${table.join('\n')}\n${notTensorLines(report)}${metadataLines(report.metadata)}`;
 }
