@@ -1,4 +1,4 @@
-import type { CommandResult } from '../commands/command.js';
+import type { CommandResult, PipedAs } from '../commands/command.js';
 import type { CliIO } from '../run/cli-io.js';
 import { emitInspect } from './inspect.js';
 import type { OutputOptions } from './options.js';
@@ -13,18 +13,7 @@ export async function emitResult(
 ): Promise<void> {
   switch (result.kind) {
     case 'tensor':
-      return emitEntries(
-        [{ name: undefined, data: result.tensor }],
-        {
-          output: options.output,
-          metadata: null,
-          compress: false,
-          label: result.label,
-          piped: result.piped,
-        },
-        options,
-        io,
-      );
+      return emitOne(result.tensor, result, options, io);
     case 'inspect':
       await emitInspect(result.reports, options, io);
       // After the report: stdout stays one document, and the line is the last word of the run.
@@ -38,18 +27,7 @@ export async function emitResult(
     case 'stream': {
       const progress = startProgress(result.label, result.stream.nbytes, options, io);
       try {
-        return await emitEntries(
-          [{ name: undefined, data: tracked(result.stream, progress) }],
-          {
-            output: options.output,
-            metadata: null,
-            compress: false,
-            label: result.label,
-            piped: result.piped,
-          },
-          options,
-          io,
-        );
+        return await emitOne(tracked(result.stream, progress), result, options, io);
       } finally {
         progress.finish();
         await result.dispose();
@@ -67,4 +45,15 @@ export async function emitResult(
       }
     }
   }
+}
+
+/** One unnamed tensor or stream, written where the options say. */
+function emitOne(
+  data: Parameters<typeof emitEntries>[0][number]['data'],
+  { label, piped }: { readonly label: string; readonly piped?: PipedAs },
+  options: OutputOptions,
+  io: CliIO,
+): Promise<void> {
+  const destination = { output: options.output, metadata: null, compress: false, label, piped };
+  return emitEntries([{ name: undefined, data }], destination, options, io);
 }
