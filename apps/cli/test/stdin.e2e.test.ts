@@ -255,12 +255,6 @@ describe('data on stdin', () => {
 });
 
 /** Whether this process may mount a read-only tmpfs in a mount namespace of its own. */
-function canMountReadOnly(): boolean {
-  const dir = tempDir();
-  const r = spawnSync('unshare', ['-m', 'sh', '-c', 'mount -t tmpfs -o ro none "$0"', dir]);
-  return r.status === 0;
-}
-
 describe('a temp folder that cannot hold the copy of a pipe', () => {
   /** 66 MiB piped, 4000 rows picked: what is copied to a temp file where the folder allows. */
   function copiedCase() {
@@ -299,7 +293,8 @@ describe('a temp folder that cannot hold the copy of a pipe', () => {
     expect(readdirSync(long)).toEqual([]);
   });
 
-  it.skipIf(!canMountReadOnly())(
+  // Mounting needs root, which the suite has here and in CI; elsewhere this case cannot run.
+  it.skipIf(process.getuid?.() !== 0)(
     'TMPDIR on a read-only file system with room (EROFS, even for root): the pipe is swept',
     () => {
       const { dir, data, idx, expected } = copiedCase();
