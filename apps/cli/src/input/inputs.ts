@@ -7,7 +7,7 @@ import {
   type StoredTensor,
   type TensorFile,
 } from '@tensorops/io/node';
-import { rangeReadable } from '@tensorops/io/node/internal';
+import { canReadMany, rangeReadable } from '@tensorops/io/node/internal';
 import { isStdio } from '../args/dashes.js';
 import { usageError } from '../args/usage-errors.js';
 import type { CliIO } from '../run/cli-io.js';
@@ -110,8 +110,8 @@ export async function openDataInput(
     const ranged =
       stored.dtype !== undefined &&
       // Over the network only the ranges a gather needs are fetched, however small the tensor: a
-      // file read by batches of ranges (its readMany) is one whose every read is a round trip.
-      (stored.nbytes >= minBytes || 'readMany' in file) &&
+      // file read by batches of ranges is one whose every read is a round trip.
+      (stored.nbytes >= minBytes || canReadMany(file)) &&
       rangeReadable(stored);
     if (ranged) return { kind: 'file', file, stored };
     const tensor = await file.read(stored);

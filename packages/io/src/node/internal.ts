@@ -1,6 +1,7 @@
 // @tensorops/io/node/internal: the building blocks that the tensorops CLI shares with the library,
 // for Node. UNSTABLE: these names may change or go in any release, minor and patch included; a
 // user of the library needs only the main and /node entries.
+export { canReadMany } from '../file/capabilities.js';
 export { ioError } from '../file/errors.js';
 export { rangeReadable } from '../file/stored.js';
 export { isTensorStream } from '../file/tensor-stream.js';
