@@ -1,7 +1,10 @@
 // Where an output path's bytes go. A regular file (or a name that does not exist yet) is replaced
 // atomically; anything else that already exists (a device, FIFO, socket, /dev/stdout, /dev/fd/N,
 // a shell's >(cmd)) is written in place, because renaming over it would destroy it. Symlinks are
-// followed to their final target and stay links. node:net (which loads Node's stream classes, a
+// followed to their final target, link by link, and stay links; a dangling one names the file to
+// create. A replaced file must pass access(W_OK) and its replacement keeps its mode (and, for root,
+// its owner); a hard link therefore becomes a new inode. A FIFO is opened without blocking,
+// retried until a reader comes. node:net (which loads Node's stream classes, a
 // cost at start-up) is loaded only to write to a FIFO or socket.
 
 import { constants, fstatSync, openSync, type Stats } from 'node:fs';
