@@ -1,15 +1,47 @@
 // Quantized ggml blocks to float32, bit for bit as gguf-py's gguf.quants.dequantize computes them.
+// One kernel per type, in quants/ by family; a type gguf-py does not dequantize is refused by name.
 
 import { TensorOpsError } from '@tensorops/core';
 import type { GgmlType } from './ggml-types.js';
+import type { Kernel } from './quants/kernel.js';
+import {
+  dequantizeQ4_0,
+  dequantizeQ4_1,
+  dequantizeQ5_0,
+  dequantizeQ5_1,
+  dequantizeQ8_0,
+} from './quants/legacy.js';
+
+const KERNELS: Readonly<Record<string, Kernel>> = {
+  Q4_0: dequantizeQ4_0,
+  Q4_1: dequantizeQ4_1,
+  Q5_0: dequantizeQ5_0,
+  Q5_1: dequantizeQ5_1,
+  Q8_0: dequantizeQ8_0,
+};
 
 /**
  * Dequantizes `count` elements (a whole number of blocks) from `blocks`, which holds exactly
  * count / type.blockSize blocks of type.typeSize bytes. Throws E_DTYPE naming a type it cannot
- * dequantize.
+ * dequantize, E_FORMAT when the lengths disagree.
  */
 export function dequantize(type: GgmlType, blocks: Uint8Array, count: number): Float32Array {
-  void blocks;
-  void count;
-  throw new TensorOpsError('E_DTYPE', `GGUF type ${type.name} cannot be dequantized`);
+  const kernel = Object.hasOwn(KERNELS, type.name) ? KERNELS[type.name] : undefined;
+  if (kernel === undefined)
+    throw new TensorOpsError('E_DTYPE', `GGUF type ${type.name} cannot be dequantized`);
+  const { blockSize, typeSize } = type;
+  if (!Number.isSafeInteger(count) || count < 0 || count % blockSize !== 0)
+    throw new TensorOpsError(
+      'E_FORMAT',
+      `${type.name}: ${count} elements is not a whole number of blocks of ${blockSize}`,
+    );
+  const blockCount = count / blockSize;
+  if (blocks.length !== blockCount * typeSize)
+    throw new TensorOpsError(
+      'E_FORMAT',
+      `${type.name}: ${count} elements take ${blockCount * typeSize} bytes (${blockCount} blocks of ${typeSize}), got ${blocks.length}`,
+    );
+  const out = new Float32Array(count);
+  kernel(blocks, out, blockCount);
+  return out;
 }
