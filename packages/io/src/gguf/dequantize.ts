@@ -3,6 +3,13 @@
 
 import { TensorOpsError } from '@tensorops/core';
 import type { GgmlType } from './ggml-types.js';
+import {
+  dequantizeQ2_K,
+  dequantizeQ3_K,
+  dequantizeQ4_K,
+  dequantizeQ5_K,
+  dequantizeQ6_K,
+} from './quants/k-quants.js';
 import type { Kernel } from './quants/kernel.js';
 import {
   dequantizeQ4_0,
@@ -18,6 +25,11 @@ const KERNELS: Readonly<Record<string, Kernel>> = {
   Q5_0: dequantizeQ5_0,
   Q5_1: dequantizeQ5_1,
   Q8_0: dequantizeQ8_0,
+  Q2_K: dequantizeQ2_K,
+  Q3_K: dequantizeQ3_K,
+  Q4_K: dequantizeQ4_K,
+  Q5_K: dequantizeQ5_K,
+  Q6_K: dequantizeQ6_K,
 };
 
 /**

@@ -1,0 +1,163 @@
+// The K-quants, super-blocks of 256: Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, as gguf-py's quants.py
+// dequantizes them. Each sub-block's scale (and min) is d * sc rounded to float32 first, then
+// applied to the quant; where a min is subtracted, the scaled quant is rounded before it, as numpy
+// computes dl * q - ml.
+
+import { halfTable } from './half.js';
+import { type Kernel, u16 } from './kernel.js';
+
+/** Q2_K: 16 sub-blocks of 16; byte 0..15 low nibble scales, high nibble mins; 2-bit quants. */
+export const dequantizeQ2_K: Kernel = (src, out, blocks) => {
+  const half = halfTable();
+  for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 84, o += 256) {
+    const d = half[u16(src, at + 80)] as number;
+    const dmin = half[u16(src, at + 82)] as number;
+    // Element e = h * 128 + s * 32 + l takes bits 2s..2s+1 of quant byte h * 32 + l.
+    for (let e = 0; e < 256; e += 16) {
+      const sc = src[at + (e >> 4)] as number;
+      const dl = Math.fround(d * (sc & 15));
+      const ml = Math.fround(dmin * (sc >> 4));
+      const byteAt = at + 16 + ((e >> 7) << 5) + (e & 31);
+      const shift = ((e >> 5) & 3) << 1;
+      for (let l = 0; l < 16; l++)
+        out[o + e + l] = Math.fround(dl * (((src[byteAt + l] as number) >> shift) & 3)) - ml;
+    }
+  }
+};
+
+/** Q3_K: 16 sub-blocks of 16 with 6-bit signed scales; 2-bit quants minus 4 where the hmask bit is clear. */
+export const dequantizeQ3_K: Kernel = (src, out, blocks) => {
+  const half = halfTable();
+  for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 110, o += 256) {
+    const d = half[u16(src, at + 108)] as number;
+    const scales = at + 96;
+    for (let e = 0; e < 256; e += 16) {
+      const i = e >> 4;
+      const low = i < 8 ? (src[scales + i] as number) & 15 : (src[scales + i - 8] as number) >> 4;
+      const high = ((src[scales + 8 + (i & 3)] as number) >> ((i >> 2) << 1)) & 3;
+      const dl = Math.fround(d * ((low | (high << 4)) - 32));
+      const byteAt = at + 32 + ((e >> 7) << 5) + (e & 31);
+      const shift = ((e >> 5) & 3) << 1;
+      // The high bit of element e is bit e >> 5 of hmask byte e & 31.
+      const hbit = e >> 5;
+      const maskAt = at + (e & 31);
+      for (let l = 0; l < 16; l++) {
+        const q = ((src[byteAt + l] as number) >> shift) & 3;
+        const h = ((src[maskAt + l] as number) >> hbit) & 1;
+        out[o + e + l] = dl * (q - ((h ^ 1) << 2));
+      }
+    }
+  }
+};
+
+/**
+ * Q4_K and Q5_K: 8 sub-blocks of 32 with 6-bit scales and mins packed in 12 bytes at `at + 4`;
+ * writes sub-block j's scale and min to scale[j], min[j].
+ */
+function scalesAndMins(
+  src: Uint8Array,
+  at: number,
+  d: number,
+  dmin: number,
+  scale: Float64Array,
+  min: Float64Array,
+): void {
+  const p = at + 4;
+  for (let j = 0; j < 4; j++) {
+    scale[j] = Math.fround(d * ((src[p + j] as number) & 0x3f));
+    min[j] = Math.fround(dmin * ((src[p + 4 + j] as number) & 0x3f));
+    const both = src[p + 8 + j] as number;
+    scale[j + 4] = Math.fround(d * ((both & 15) | (((src[p + j] as number) >> 2) & 0x30)));
+    min[j + 4] = Math.fround(dmin * ((both >> 4) | (((src[p + 4 + j] as number) >> 2) & 0x30)));
+  }
+}
+
+/** Q4_K: element e = c * 64 + s * 32 + l is nibble s of byte 16 + c * 32 + l. */
+export const dequantizeQ4_K: Kernel = (src, out, blocks) => {
+  const half = halfTable();
+  const scale = new Float64Array(8);
+  const min = new Float64Array(8);
+  for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 144, o += 256) {
+    scalesAndMins(
+      src,
+      at,
+      half[u16(src, at)] as number,
+      half[u16(src, at + 2)] as number,
+      scale,
+      min,
+    );
+    for (let c = 0; c < 4; c++) {
+      const lowScale = scale[2 * c] as number;
+      const lowMin = min[2 * c] as number;
+      const highScale = scale[2 * c + 1] as number;
+      const highMin = min[2 * c + 1] as number;
+      const qs = at + 16 + c * 32;
+      const to = o + c * 64;
+      for (let l = 0; l < 32; l++) {
+        const q = src[qs + l] as number;
+        out[to + l] = Math.fround(lowScale * (q & 15)) - lowMin;
+        out[to + 32 + l] = Math.fround(highScale * (q >> 4)) - highMin;
+      }
+    }
+  }
+};
+
+/** Q5_K: Q4_K's nibbles plus a fifth bit, bit e >> 5 of qh byte e & 31. */
+export const dequantizeQ5_K: Kernel = (src, out, blocks) => {
+  const half = halfTable();
+  const scale = new Float64Array(8);
+  const min = new Float64Array(8);
+  for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 176, o += 256) {
+    scalesAndMins(
+      src,
+      at,
+      half[u16(src, at)] as number,
+      half[u16(src, at + 2)] as number,
+      scale,
+      min,
+    );
+    const qh = at + 16;
+    for (let c = 0; c < 4; c++) {
+      const lowScale = scale[2 * c] as number;
+      const lowMin = min[2 * c] as number;
+      const highScale = scale[2 * c + 1] as number;
+      const highMin = min[2 * c + 1] as number;
+      const qs = at + 48 + c * 32;
+      const to = o + c * 64;
+      const lowBit = 2 * c;
+      for (let l = 0; l < 32; l++) {
+        const q = src[qs + l] as number;
+        const h = src[qh + l] as number;
+        out[to + l] = Math.fround(lowScale * ((q & 15) | (((h >> lowBit) & 1) << 4))) - lowMin;
+        out[to + 32 + l] =
+          Math.fround(highScale * ((q >> 4) | (((h >> (lowBit + 1)) & 1) << 4))) - highMin;
+      }
+    }
+  }
+};
+
+/**
+ * Q6_K: 16 sub-blocks of 16 with int8 scales; element e = h * 128 + s * 32 + l (l < 32) takes
+ * nibble s >> 1 of ql byte h * 64 + (s & 1) * 32 + l and bits 2s..2s+1 of qh byte h * 32 + l.
+ */
+export const dequantizeQ6_K: Kernel = (src, out, blocks) => {
+  const half = halfTable();
+  for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 210, o += 256) {
+    const d = half[u16(src, at + 208)] as number;
+    for (let e = 0; e < 256; e += 16) {
+      const dl = Math.fround(d * (((src[at + 192 + (e >> 4)] as number) << 24) >> 24));
+      const h = e >> 7;
+      const s = (e >> 5) & 3;
+      const l0 = e & 31;
+      const qlAt = at + h * 64 + (s & 1) * 32 + l0;
+      const qlShift = (s >> 1) << 2;
+      const qhAt = at + 128 + h * 32 + l0;
+      const qhShift = s << 1;
+      for (let l = 0; l < 16; l++) {
+        const low = ((src[qlAt + l] as number) >> qlShift) & 15;
+        const high = ((src[qhAt + l] as number) >> qhShift) & 3;
+        out[o + e + l] = dl * ((low | (high << 4)) - 32);
+      }
+    }
+  }
+};
