@@ -102,7 +102,7 @@ export const dequantizeQ4_K: Kernel = (src, out, blocks) => {
   }
 };
 
-/** Q5_K: Q4_K's nibbles plus a fifth bit, bit e >> 5 of qh byte e & 31. */
+/** Q5_K: Q4_K's nibbles plus a fifth bit for sub-block j, bit j of qh byte l. */
 export const dequantizeQ5_K: Kernel = (src, out, blocks) => {
   const half = halfTable();
   const scale = new Float64Array(8);
@@ -116,21 +116,14 @@ export const dequantizeQ5_K: Kernel = (src, out, blocks) => {
       scale,
       min,
     );
-    const qh = at + 16;
-    for (let c = 0; c < 4; c++) {
-      const lowScale = scale[2 * c] as number;
-      const lowMin = min[2 * c] as number;
-      const highScale = scale[2 * c + 1] as number;
-      const highMin = min[2 * c + 1] as number;
-      const qs = at + 48 + c * 32;
-      const to = o + c * 64;
-      const lowBit = 2 * c;
-      for (let l = 0; l < 32; l++) {
-        const q = src[qs + l] as number;
-        const h = src[qh + l] as number;
-        out[to + l] = Math.fround(lowScale * ((q & 15) | (((h >> lowBit) & 1) << 4))) - lowMin;
-        out[to + 32 + l] =
-          Math.fround(highScale * ((q >> 4) | (((h >> (lowBit + 1)) & 1) << 4))) - highMin;
+    for (let j = 0; j < 8; j++) {
+      const dl = scale[j] as number;
+      const ml = min[j] as number;
+      const qs = at + 48 + (j >> 1) * 32;
+      const shift = (j & 1) << 2;
+      for (let l = 0, to = o + j * 32; l < 32; l++, to++) {
+        const fifth = (((src[at + 16 + l] as number) >> j) & 1) << 4;
+        out[to] = Math.fround(dl * ((((src[qs + l] as number) >> shift) & 15) | fifth)) - ml;
       }
     }
   }
