@@ -59,7 +59,22 @@ describe('dequantize, bit for bit as gguf-py', () => {
     );
   });
 
-  const done = ['Q4_0', 'Q4_1', 'Q5_0', 'Q5_1', 'Q8_0', 'Q2_K', 'Q3_K', 'Q4_K', 'Q5_K', 'Q6_K'];
+  const done = [
+    'Q4_0',
+    'Q4_1',
+    'Q5_0',
+    'Q5_1',
+    'Q8_0',
+    'Q2_K',
+    'Q3_K',
+    'Q4_K',
+    'Q5_K',
+    'Q6_K',
+    'TQ1_0',
+    'TQ2_0',
+    'MXFP4',
+    'NVFP4',
+  ];
   for (const { type: name, blocks: count, starts } of MANIFEST.types.filter((t) =>
     done.includes(t.type),
   )) {

@@ -3,6 +3,7 @@
 
 import { TensorOpsError } from '@tensorops/core';
 import type { GgmlType } from './ggml-types.js';
+import { dequantizeMXFP4, dequantizeNVFP4 } from './quants/fp4.js';
 import {
   dequantizeQ2_K,
   dequantizeQ3_K,
@@ -18,6 +19,7 @@ import {
   dequantizeQ5_1,
   dequantizeQ8_0,
 } from './quants/legacy.js';
+import { dequantizeTQ1_0, dequantizeTQ2_0 } from './quants/ternary.js';
 
 const KERNELS: Readonly<Record<string, Kernel>> = {
   Q4_0: dequantizeQ4_0,
@@ -30,6 +32,10 @@ const KERNELS: Readonly<Record<string, Kernel>> = {
   Q4_K: dequantizeQ4_K,
   Q5_K: dequantizeQ5_K,
   Q6_K: dequantizeQ6_K,
+  TQ1_0: dequantizeTQ1_0,
+  TQ2_0: dequantizeTQ2_0,
+  MXFP4: dequantizeMXFP4,
+  NVFP4: dequantizeNVFP4,
 };
 
 /**
