@@ -5,6 +5,15 @@ import { TensorOpsError } from '@tensorops/core';
 import type { GgmlType } from './ggml-types.js';
 import { dequantizeMXFP4, dequantizeNVFP4 } from './quants/fp4.js';
 import {
+  dequantizeIQ2_S,
+  dequantizeIQ2_XS,
+  dequantizeIQ2_XXS,
+  dequantizeIQ3_S,
+  dequantizeIQ3_XXS,
+} from './quants/iq-signed.js';
+import { dequantizeIQ1_M, dequantizeIQ1_S } from './quants/iq1.js';
+import { dequantizeIQ4_NL, dequantizeIQ4_XS } from './quants/iq4.js';
+import {
   dequantizeQ2_K,
   dequantizeQ3_K,
   dequantizeQ4_K,
@@ -36,6 +45,15 @@ const KERNELS: Readonly<Record<string, Kernel>> = {
   TQ2_0: dequantizeTQ2_0,
   MXFP4: dequantizeMXFP4,
   NVFP4: dequantizeNVFP4,
+  IQ2_XXS: dequantizeIQ2_XXS,
+  IQ2_XS: dequantizeIQ2_XS,
+  IQ2_S: dequantizeIQ2_S,
+  IQ3_XXS: dequantizeIQ3_XXS,
+  IQ3_S: dequantizeIQ3_S,
+  IQ1_S: dequantizeIQ1_S,
+  IQ1_M: dequantizeIQ1_M,
+  IQ4_NL: dequantizeIQ4_NL,
+  IQ4_XS: dequantizeIQ4_XS,
 };
 
 /**

@@ -1,10 +1,10 @@
 // The 4-bit float blocks, MXFP4 and NVFP4, as gguf-py's quants.py dequantizes them: e2m1 codes
 // (doubled, so they are integers) times a per-block scale that carries the matching factor 1/2.
 
-import type { Kernel } from './kernel.js';
+import { type Kernel, scaledNibbles } from './kernel.js';
 
 /** e2m1 values doubled, by 4-bit code; code 8 is +0. */
-const E2M1_DOUBLED = [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
+const E2M1_DOUBLED = Float64Array.of(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
 
 let e8m0Halves: Float32Array | undefined;
 let ue4m3Halves: Float32Array | undefined;
@@ -42,12 +42,7 @@ function ue4m3HalfTable(): Float32Array {
 export const dequantizeMXFP4: Kernel = (src, out, blocks) => {
   const scales = e8m0HalfTable();
   for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 17, o += 32) {
-    const d = scales[src[at] as number] as number;
-    for (let l = 0; l < 16; l++) {
-      const q = src[at + 1 + l] as number;
-      out[o + l] = d * (E2M1_DOUBLED[q & 15] as number);
-      out[o + 16 + l] = d * (E2M1_DOUBLED[q >> 4] as number);
-    }
+    scaledNibbles(src, at + 1, out, o, scales[src[at] as number] as number, E2M1_DOUBLED);
   }
 };
 

@@ -22,3 +22,22 @@ export function u32(src: Uint8Array, at: number): number {
     0
   );
 }
+
+/**
+ * The common 32-element layout: element l < 16 is the low nibble of byte qsAt + l, element 16 + l
+ * its high nibble, each mapped through `values` and multiplied by the float32 scale d.
+ */
+export function scaledNibbles(
+  src: Uint8Array,
+  qsAt: number,
+  out: Float32Array,
+  to: number,
+  d: number,
+  values: Float64Array,
+): void {
+  for (let l = 0; l < 16; l++) {
+    const q = src[qsAt + l] as number;
+    out[to + l] = d * (values[q & 15] as number);
+    out[to + 16 + l] = d * (values[q >> 4] as number);
+  }
+}
