@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dequantize } from '../src/gguf/dequantize.js';
+import { dequantize, dequantizeInto } from '../src/gguf/dequantize.js';
 import { type GgmlType, ggmlType } from '../src/gguf/ggml-types.js';
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/gguf/quants');
@@ -69,6 +69,18 @@ describe('dequantize, bit for bit as gguf-py', () => {
       expect(got.length * 4).toBe(expected.length);
       const want = new Uint32Array(expected.slice().buffer);
       expect(mismatches(bitsOf(got), want)).toEqual([]);
+
+      // The same from blocks at an odd offset into the middle of a larger output, whose other
+      // elements stay as they were.
+      const shifted = new Uint8Array(blocks.length + 1).subarray(1);
+      shifted.set(blocks);
+      const wide = new Uint32Array(want.length + 7).fill(0xdeadbeef);
+      const into = new Float32Array(wide.buffer, 12, want.length);
+      dequantizeInto(type, shifted, count * type.blockSize, into);
+      expect(mismatches(bitsOf(into), want)).toEqual([]);
+      expect([...wide.subarray(0, 3), ...wide.subarray(3 + want.length)]).toEqual(
+        new Array(7).fill(0xdeadbeef),
+      );
     });
   }
 
@@ -100,6 +112,11 @@ describe('dequantize, bit for bit as gguf-py', () => {
       expect(call).toThrow(message);
     }
     expect(dequantize(q80, new Uint8Array(0), 0)).toEqual(new Float32Array(0));
+    for (const length of [31, 33]) {
+      const call = () => dequantizeInto(q80, new Uint8Array(34), 32, new Float32Array(length));
+      expect(call).toThrow(expect.objectContaining({ code: 'E_VALUE' }));
+      expect(call).toThrow(`Q8_0: 32 elements do not fit an output of ${length}`);
+    }
   });
 });
 

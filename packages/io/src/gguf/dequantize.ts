@@ -62,6 +62,32 @@ const KERNELS: Readonly<Record<string, Kernel>> = {
  * dequantize, E_FORMAT when the lengths disagree.
  */
 export function dequantize(type: GgmlType, blocks: Uint8Array, count: number): Float32Array {
+  const kernel = checkedKernel(type, blocks, count);
+  const out = new Float32Array(count);
+  kernel(blocks, out, count / type.blockSize);
+  return out;
+}
+
+/**
+ * As dequantize, writing into `out` (exactly `count` floats, e.g. a subarray of a larger output)
+ * instead of a new array, so a caller that owns the output's memory spends no allocation on it.
+ */
+export function dequantizeInto(
+  type: GgmlType,
+  blocks: Uint8Array,
+  count: number,
+  out: Float32Array,
+): void {
+  const kernel = checkedKernel(type, blocks, count);
+  if (out.length !== count)
+    throw new TensorOpsError(
+      'E_VALUE',
+      `${type.name}: ${count} elements do not fit an output of ${out.length}`,
+    );
+  kernel(blocks, out, count / type.blockSize);
+}
+
+function checkedKernel(type: GgmlType, blocks: Uint8Array, count: number): Kernel {
   const kernel = Object.hasOwn(KERNELS, type.name) ? KERNELS[type.name] : undefined;
   if (kernel === undefined)
     throw new TensorOpsError('E_DTYPE', `GGUF type ${type.name} cannot be dequantized`);
@@ -77,7 +103,5 @@ export function dequantize(type: GgmlType, blocks: Uint8Array, count: number): F
       'E_FORMAT',
       `${type.name}: ${count} elements take ${blockCount * typeSize} bytes (${blockCount} blocks of ${typeSize}), got ${blocks.length}`,
     );
-  const out = new Float32Array(count);
-  kernel(blocks, out, blockCount);
-  return out;
+  return kernel;
 }

@@ -50,6 +50,10 @@ export const dequantizeQ3_K: Kernel = (src, out, blocks) => {
   }
 };
 
+// The scales and mins of the Q4_K or Q5_K block being read (scratch: kernels run to completion).
+const scale = new Float64Array(8);
+const min = new Float64Array(8);
+
 /**
  * Q4_K and Q5_K: 8 sub-blocks of 32 with 6-bit scales and mins packed in 12 bytes at `at + 4`;
  * writes sub-block j's scale and min to scale[j], min[j].
@@ -72,11 +76,13 @@ function scalesAndMins(
   }
 }
 
-/** Q4_K: element e = c * 64 + s * 32 + l is nibble s of byte 16 + c * 32 + l. */
+/**
+ * Q4_K: element e = c * 64 + s * 32 + l is nibble s of byte 16 + c * 32 + l; the quant bytes are
+ * read four at a time (a little-endian uint32 holds bytes l..l+3).
+ */
 export const dequantizeQ4_K: Kernel = (src, out, blocks) => {
   const half = halfTable();
-  const scale = new Float64Array(8);
-  const min = new Float64Array(8);
+  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
   for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 144, o += 256) {
     scalesAndMins(
       src,
@@ -87,16 +93,21 @@ export const dequantizeQ4_K: Kernel = (src, out, blocks) => {
       min,
     );
     for (let c = 0; c < 4; c++) {
-      const lowScale = scale[2 * c] as number;
-      const lowMin = min[2 * c] as number;
-      const highScale = scale[2 * c + 1] as number;
-      const highMin = min[2 * c + 1] as number;
+      const ls = scale[2 * c] as number;
+      const lm = min[2 * c] as number;
+      const hs = scale[2 * c + 1] as number;
+      const hm = min[2 * c + 1] as number;
       const qs = at + 16 + c * 32;
-      const to = o + c * 64;
-      for (let l = 0; l < 32; l++) {
-        const q = src[qs + l] as number;
-        out[to + l] = Math.fround(lowScale * (q & 15)) - lowMin;
-        out[to + 32 + l] = Math.fround(highScale * (q >> 4)) - highMin;
+      for (let l = 0, to = o + c * 64; l < 32; l += 4, to += 4) {
+        const w = view.getUint32(qs + l, true);
+        out[to] = Math.fround(ls * (w & 15)) - lm;
+        out[to + 1] = Math.fround(ls * ((w >> 8) & 15)) - lm;
+        out[to + 2] = Math.fround(ls * ((w >> 16) & 15)) - lm;
+        out[to + 3] = Math.fround(ls * ((w >> 24) & 15)) - lm;
+        out[to + 32] = Math.fround(hs * ((w >> 4) & 15)) - hm;
+        out[to + 33] = Math.fround(hs * ((w >> 12) & 15)) - hm;
+        out[to + 34] = Math.fround(hs * ((w >> 20) & 15)) - hm;
+        out[to + 35] = Math.fround(hs * (w >>> 28)) - hm;
       }
     }
   }
@@ -105,8 +116,6 @@ export const dequantizeQ4_K: Kernel = (src, out, blocks) => {
 /** Q5_K: Q4_K's nibbles plus a fifth bit for sub-block j, bit j of qh byte l. */
 export const dequantizeQ5_K: Kernel = (src, out, blocks) => {
   const half = halfTable();
-  const scale = new Float64Array(8);
-  const min = new Float64Array(8);
   for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 176, o += 256) {
     scalesAndMins(
       src,

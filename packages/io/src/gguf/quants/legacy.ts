@@ -58,10 +58,18 @@ export const dequantizeQ5_1: Kernel = (src, out, blocks) => {
   }
 };
 
+/** Q8_0 reads its int8 quants four at a time (a little-endian int32 holds bytes k..k+3). */
 export const dequantizeQ8_0: Kernel = (src, out, blocks) => {
   const half = halfTable();
-  for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 34, o += 32) {
-    const d = half[u16(src, at)] as number;
-    for (let j = 0; j < 32; j++) out[o + j] = (((src[at + 2 + j] as number) << 24) >> 24) * d;
+  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
+  for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 34) {
+    const d = half[view.getUint16(at, true)] as number;
+    for (let k = at + 2; k < at + 34; k += 4, o += 4) {
+      const x = view.getInt32(k, true);
+      out[o] = ((x << 24) >> 24) * d;
+      out[o + 1] = ((x << 16) >> 24) * d;
+      out[o + 2] = ((x << 8) >> 24) * d;
+      out[o + 3] = (x >> 24) * d;
+    }
   }
 };
