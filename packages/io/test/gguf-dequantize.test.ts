@@ -60,7 +60,7 @@ describe('dequantize, bit for bit as gguf-py', () => {
   });
 
   for (const { type: name, blocks: count, starts } of MANIFEST.types) {
-    it(`${name}: random, special-scale${starts.quantized === undefined ? '' : ' and quantized'} blocks`, () => {
+    it(`${name}: random, raw, special-scale${starts.quantized === undefined ? '' : ' and quantized'} blocks`, () => {
       const type = typeNamed(name);
       const blocks = bytesOf(`${name}.blocks`);
       const expected = bytesOf(`${name}.f32`);

@@ -6,6 +6,14 @@
 import { halfTable } from './half.js';
 import { type Kernel, u16, u32 } from './kernel.js';
 
+/**
+ * p + m, where a NaN p wins over a NaN m: numpy's float32 add keeps its first operand's NaN, while
+ * JavaScript's add is commutative and may keep either.
+ */
+function plusMin(p: number, m: number): number {
+  return Number.isNaN(p) ? p : p + m;
+}
+
 export const dequantizeQ4_0: Kernel = (src, out, blocks) => {
   const half = halfTable();
   for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 18, o += 32) {
@@ -25,8 +33,8 @@ export const dequantizeQ4_1: Kernel = (src, out, blocks) => {
     const m = half[u16(src, at + 2)] as number;
     for (let j = 0; j < 16; j++) {
       const q = src[at + 4 + j] as number;
-      out[o + j] = Math.fround(d * (q & 15)) + m;
-      out[o + j + 16] = Math.fround(d * (q >> 4)) + m;
+      out[o + j] = plusMin(Math.fround(d * (q & 15)), m);
+      out[o + j + 16] = plusMin(Math.fround(d * (q >> 4)), m);
     }
   }
 };
@@ -52,8 +60,8 @@ export const dequantizeQ5_1: Kernel = (src, out, blocks) => {
     const qh = u32(src, at + 4);
     for (let j = 0; j < 16; j++) {
       const q = src[at + 8 + j] as number;
-      out[o + j] = Math.fround(d * ((q & 15) + (((qh >>> j) & 1) << 4))) + m;
-      out[o + j + 16] = Math.fround(d * ((q >> 4) + (((qh >>> (j + 16)) & 1) << 4))) + m;
+      out[o + j] = plusMin(Math.fround(d * ((q & 15) + (((qh >>> j) & 1) << 4))), m);
+      out[o + j + 16] = plusMin(Math.fround(d * ((q >> 4) + (((qh >>> (j + 16)) & 1) << 4))), m);
     }
   }
 };
