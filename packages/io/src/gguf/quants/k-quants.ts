@@ -140,25 +140,32 @@ export const dequantizeQ5_K: Kernel = (src, out, blocks) => {
 
 /**
  * Q6_K: 16 sub-blocks of 16 with int8 scales; element e = h * 128 + s * 32 + l (l < 32) takes
- * nibble s >> 1 of ql byte h * 64 + (s & 1) * 32 + l and bits 2s..2s+1 of qh byte h * 32 + l.
+ * nibble s >> 1 of ql byte h * 64 + (s & 1) * 32 + l and bits 2s..2s+1 of qh byte h * 32 + l, so
+ * the two ql bytes and one qh byte at l give the four elements s = 0..3 together.
  */
 export const dequantizeQ6_K: Kernel = (src, out, blocks) => {
   const half = halfTable();
   for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 210, o += 256) {
     const d = half[u16(src, at + 208)] as number;
-    for (let e = 0; e < 256; e += 16) {
-      const dl = Math.fround(d * (((src[at + 192 + (e >> 4)] as number) << 24) >> 24));
-      const h = e >> 7;
-      const s = (e >> 5) & 3;
-      const l0 = e & 31;
-      const qlAt = at + h * 64 + (s & 1) * 32 + l0;
-      const qlShift = (s >> 1) << 2;
-      const qhAt = at + 128 + h * 32 + l0;
-      const qhShift = s << 1;
-      for (let l = 0; l < 16; l++) {
-        const low = ((src[qlAt + l] as number) >> qlShift) & 15;
-        const high = ((src[qhAt + l] as number) >> qhShift) & 3;
-        out[o + e + l] = dl * ((low | (high << 4)) - 32);
+    for (let h = 0; h < 2; h++) {
+      const ql = at + h * 64;
+      const qh = at + 128 + h * 32;
+      for (let l0 = 0; l0 < 32; l0 += 16) {
+        // Sub-block of element h * 128 + s * 32 + l0 + l is h * 8 + s * 2 + (l0 >> 4).
+        const first = at + 192 + h * 8 + (l0 >> 4);
+        const d0 = Math.fround(d * (((src[first] as number) << 24) >> 24));
+        const d1 = Math.fround(d * (((src[first + 2] as number) << 24) >> 24));
+        const d2 = Math.fround(d * (((src[first + 4] as number) << 24) >> 24));
+        const d3 = Math.fround(d * (((src[first + 6] as number) << 24) >> 24));
+        for (let l = l0, to = o + h * 128 + l0; l < l0 + 16; l++, to++) {
+          const a = src[ql + l] as number;
+          const c = src[ql + 32 + l] as number;
+          const x = src[qh + l] as number;
+          out[to] = d0 * ((a & 15) + ((x & 3) << 4) - 32);
+          out[to + 32] = d1 * ((c & 15) + (((x >> 2) & 3) << 4) - 32);
+          out[to + 64] = d2 * ((a >> 4) + (((x >> 4) & 3) << 4) - 32);
+          out[to + 96] = d3 * ((c >> 4) + ((x >> 6) << 4) - 32);
+        }
       }
     }
   }
