@@ -185,4 +185,47 @@ describe('dequantize against a reference written from the block layout', () => {
       ),
     );
   });
+
+  it("Q4_K: llama.cpp's loop (get_scale_min_k4, 64 elements a step), rounded as numpy rounds", () => {
+    const type = typeNamed('Q4_K');
+    const scaleMin = (j: number, q: Uint8Array): [number, number] =>
+      j < 4
+        ? [(q[j] as number) & 63, (q[j + 4] as number) & 63]
+        : [
+            ((q[j + 4] as number) & 0xf) | (((q[j - 4] as number) >> 6) << 4),
+            ((q[j + 4] as number) >> 4) | (((q[j] as number) >> 6) << 4),
+          ];
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(notNaN, notNaN, fc.uint8Array({ minLength: 140, maxLength: 140 })), {
+          maxLength: 4,
+        }),
+        (raw) => {
+          const blocks = new Uint8Array(raw.length * 144);
+          const expected = new Float32Array(raw.length * 256);
+          raw.forEach(([d, dmin, rest], b) => {
+            blocks.set([d & 255, d >> 8, dmin & 255, dmin >> 8, ...rest], b * 144);
+            const scales = rest.subarray(0, 12);
+            const q = rest.subarray(12);
+            let y = b * 256;
+            for (let j = 0, is = 0; j < 256; j += 64, is += 2) {
+              const [sc1, m1] = scaleMin(is, scales);
+              const [sc2, m2] = scaleMin(is + 1, scales);
+              const d1 = Math.fround(halfValue(d) * sc1);
+              const min1 = Math.fround(halfValue(dmin) * m1);
+              const d2 = Math.fround(halfValue(d) * sc2);
+              const min2 = Math.fround(halfValue(dmin) * m2);
+              const at = j / 2;
+              for (let l = 0; l < 32; l++)
+                expected[y++] = Math.fround(Math.fround(d1 * ((q[at + l] as number) & 0xf)) - min1);
+              for (let l = 0; l < 32; l++)
+                expected[y++] = Math.fround(Math.fround(d2 * ((q[at + l] as number) >> 4)) - min2);
+            }
+          });
+          const got = dequantize(type, blocks, raw.length * 256);
+          expect(bitsOf(got)).toEqual(bitsOf(expected));
+        },
+      ),
+    );
+  });
 });
