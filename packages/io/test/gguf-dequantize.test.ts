@@ -130,64 +130,62 @@ function halfValue(bits: number): number {
   return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
 }
 
-describe('dequantize against a reference written from the block layout', () => {
-  const notNaN = fc
-    .integer({ min: 0, max: 0xffff })
-    .filter((h) => (h & 0x7c00) !== 0x7c00 || (h & 1023) === 0);
+const notNaN = fc
+  .integer({ min: 0, max: 0xffff })
+  .filter((h) => (h & 0x7c00) !== 0x7c00 || (h & 1023) === 0);
 
+/**
+ * Random blocks of type `name` that start with `scaleCount` float16 scales (finite or infinite),
+ * the rest random bytes, dequantize to what `reference` writes into each block's slice of the
+ * expected output from the scales' values and the rest of the block.
+ */
+function assertMatchesReference(
+  name: string,
+  scaleCount: number,
+  maxBlocks: number,
+  reference: (scales: number[], rest: Uint8Array, expected: Float32Array) => void,
+): void {
+  const type = typeNamed(name);
+  const restBytes = type.typeSize - 2 * scaleCount;
+  const block = fc.tuple(
+    fc.array(notNaN, { minLength: scaleCount, maxLength: scaleCount }),
+    fc.uint8Array({ minLength: restBytes, maxLength: restBytes }),
+  );
+  fc.assert(
+    fc.property(fc.array(block, { maxLength: maxBlocks }), (raw) => {
+      const blocks = new Uint8Array(raw.length * type.typeSize);
+      const expected = new Float32Array(raw.length * type.blockSize);
+      raw.forEach(([halves, rest], b) => {
+        blocks.set([...halves.flatMap((h) => [h & 255, h >> 8]), ...rest], b * type.typeSize);
+        const slice = expected.subarray(b * type.blockSize, (b + 1) * type.blockSize);
+        reference(halves.map(halfValue), rest, slice);
+      });
+      const got = dequantize(type, blocks, raw.length * type.blockSize);
+      expect(bitsOf(got)).toEqual(bitsOf(expected));
+    }),
+  );
+}
+
+describe('dequantize against a reference written from the block layout', () => {
   it('Q8_0: element j is int8 byte 2 + j times the float16 scale in bytes 0..1', () => {
-    const type = typeNamed('Q8_0');
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(notNaN, fc.uint8Array({ minLength: 32, maxLength: 32 })), {
-          maxLength: 6,
-        }),
-        (raw) => {
-          const blocks = new Uint8Array(raw.length * 34);
-          const expected = new Float32Array(raw.length * 32);
-          raw.forEach(([d, qs], b) => {
-            blocks[b * 34] = d & 255;
-            blocks[b * 34 + 1] = d >> 8;
-            blocks.set(qs, b * 34 + 2);
-            for (let j = 0; j < 32; j++)
-              expected[b * 32 + j] = Math.fround(
-                ((qs[j] as number) > 127 ? (qs[j] as number) - 256 : (qs[j] as number)) *
-                  halfValue(d),
-              );
-          });
-          const got = dequantize(type, blocks, raw.length * 32);
-          expect(bitsOf(got)).toEqual(bitsOf(expected));
-        },
-      ),
-    );
+    assertMatchesReference('Q8_0', 1, 6, ([d], qs, expected) => {
+      for (let j = 0; j < 32; j++) {
+        const q = qs[j] as number;
+        expected[j] = Math.fround((q > 127 ? q - 256 : q) * (d as number));
+      }
+    });
   });
 
   it('Q4_1: element j is nibble j of bytes 4..19 (low nibbles first) times d, rounded, plus m', () => {
-    const type = typeNamed('Q4_1');
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(notNaN, notNaN, fc.uint8Array({ minLength: 16, maxLength: 16 })), {
-          maxLength: 6,
-        }),
-        (raw) => {
-          const blocks = new Uint8Array(raw.length * 20);
-          const expected = new Float32Array(raw.length * 32);
-          raw.forEach(([d, m, qs], b) => {
-            blocks.set([d & 255, d >> 8, m & 255, m >> 8, ...qs], b * 20);
-            for (let j = 0; j < 32; j++) {
-              const q = j < 16 ? (qs[j] as number) & 15 : (qs[j - 16] as number) >> 4;
-              expected[b * 32 + j] = Math.fround(Math.fround(halfValue(d) * q) + halfValue(m));
-            }
-          });
-          const got = dequantize(type, blocks, raw.length * 32);
-          expect(bitsOf(got)).toEqual(bitsOf(expected));
-        },
-      ),
-    );
+    assertMatchesReference('Q4_1', 2, 6, ([d, m], qs, expected) => {
+      for (let j = 0; j < 32; j++) {
+        const q = j < 16 ? (qs[j] as number) & 15 : (qs[j - 16] as number) >> 4;
+        expected[j] = Math.fround(Math.fround((d as number) * q) + (m as number));
+      }
+    });
   });
 
   it("Q4_K: llama.cpp's loop (get_scale_min_k4, 64 elements a step), rounded as numpy rounds", () => {
-    const type = typeNamed('Q4_K');
     const scaleMin = (j: number, q: Uint8Array): [number, number] =>
       j < 4
         ? [(q[j] as number) & 63, (q[j + 4] as number) & 63]
@@ -195,37 +193,23 @@ describe('dequantize against a reference written from the block layout', () => {
             ((q[j + 4] as number) & 0xf) | (((q[j - 4] as number) >> 6) << 4),
             ((q[j + 4] as number) >> 4) | (((q[j] as number) >> 6) << 4),
           ];
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(notNaN, notNaN, fc.uint8Array({ minLength: 140, maxLength: 140 })), {
-          maxLength: 4,
-        }),
-        (raw) => {
-          const blocks = new Uint8Array(raw.length * 144);
-          const expected = new Float32Array(raw.length * 256);
-          raw.forEach(([d, dmin, rest], b) => {
-            blocks.set([d & 255, d >> 8, dmin & 255, dmin >> 8, ...rest], b * 144);
-            const scales = rest.subarray(0, 12);
-            const q = rest.subarray(12);
-            let y = b * 256;
-            for (let j = 0, is = 0; j < 256; j += 64, is += 2) {
-              const [sc1, m1] = scaleMin(is, scales);
-              const [sc2, m2] = scaleMin(is + 1, scales);
-              const d1 = Math.fround(halfValue(d) * sc1);
-              const min1 = Math.fround(halfValue(dmin) * m1);
-              const d2 = Math.fround(halfValue(d) * sc2);
-              const min2 = Math.fround(halfValue(dmin) * m2);
-              const at = j / 2;
-              for (let l = 0; l < 32; l++)
-                expected[y++] = Math.fround(Math.fround(d1 * ((q[at + l] as number) & 0xf)) - min1);
-              for (let l = 0; l < 32; l++)
-                expected[y++] = Math.fround(Math.fround(d2 * ((q[at + l] as number) >> 4)) - min2);
-            }
-          });
-          const got = dequantize(type, blocks, raw.length * 256);
-          expect(bitsOf(got)).toEqual(bitsOf(expected));
-        },
-      ),
-    );
+    assertMatchesReference('Q4_K', 2, 4, ([d, dmin], rest, expected) => {
+      const scales = rest.subarray(0, 12);
+      const q = rest.subarray(12);
+      let y = 0;
+      for (let j = 0, is = 0; j < 256; j += 64, is += 2) {
+        const [sc1, m1] = scaleMin(is, scales);
+        const [sc2, m2] = scaleMin(is + 1, scales);
+        const d1 = Math.fround((d as number) * sc1);
+        const min1 = Math.fround((dmin as number) * m1);
+        const d2 = Math.fround((d as number) * sc2);
+        const min2 = Math.fround((dmin as number) * m2);
+        const at = j / 2;
+        for (let l = 0; l < 32; l++)
+          expected[y++] = Math.fround(Math.fround(d1 * ((q[at + l] as number) & 0xf)) - min1);
+        for (let l = 0; l < 32; l++)
+          expected[y++] = Math.fround(Math.fround(d2 * ((q[at + l] as number) >> 4)) - min2);
+      }
+    });
   });
 });
