@@ -33,6 +33,8 @@ function dequantizeXxs(
   const ksigns = signBytes();
   const signs = signsOfByte();
   const rowsPerSub = 32 / rowLength;
+  const rowShift = Math.log2(rowLength);
+  const column = rowLength - 1;
   // IQ2_XXS interleaves 4 row bytes and the uint32 per sub-block; IQ3_XXS keeps 64 row bytes,
   // then the 8 uint32s.
   const interleaved = rowLength === 8;
@@ -42,11 +44,13 @@ function dequantizeXxs(
       const rowsAt = interleaved ? at + 2 + 8 * ib : at + 2 + rowsPerSub * ib;
       const word = u32(src, interleaved ? rowsAt + 4 : at + 66 + 4 * ib);
       const db = Math.fround(Math.fround(d * (0.5 + (word >>> 28))) * factor);
-      for (let e = 0; e < 32; e++) {
-        const signByte = ksigns[(word >>> (7 * (e >> 3))) & 127] as number;
-        const row = src[rowsAt + Math.floor(e / rowLength)] as number;
-        const value = grid[row * rowLength + (e % rowLength)] as number;
-        out[o + 32 * ib + e] = Math.fround(db * value) * (signs[signByte * 8 + (e & 7)] as number);
+      for (let k = 0; k < 4; k++) {
+        const signAt = (ksigns[(word >>> (7 * k)) & 127] as number) * 8;
+        for (let j = 0, e = 8 * k; j < 8; j++, e++) {
+          const row = src[rowsAt + (e >> rowShift)] as number;
+          const value = grid[(row << rowShift) + (e & column)] as number;
+          out[o + 32 * ib + e] = Math.fround(db * value) * (signs[signAt + j] as number);
+        }
       }
     }
   }
