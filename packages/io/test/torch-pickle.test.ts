@@ -9,6 +9,7 @@ import { isTensorOpsError } from '@tensorops/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readTorchPickle, type TorchTensorRecord } from '../src/torch/pickle-records.js';
+import { runPickle } from '../src/torch/pickle-vm.js';
 import { expectError } from './helpers.js';
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/torch/pickles');
@@ -118,6 +119,25 @@ describe('hostile pickles', () => {
     expect(readTorchPickle(concat(PROTO2, '}', puts, '.'))).toEqual({
       tensors: [],
       otherEntries: 0,
+    });
+  });
+
+  it('caps the objects a pickle makes', () => {
+    const dicts = (n: number) => concat(PROTO2, ']', '(', repeat('}', n), 'e.');
+    // The list and the MARK are objects too: the 999th dict, at offset 4 + 998, is the 1001st.
+    expect(runPickle(dicts(998), 1000)).toMatchObject({ kind: 'list' });
+    const error = expectError(() => runPickle(dicts(999), 1000));
+    expect(error.message).toBe('data.pkl: EMPTY_DICT at offset 1002: makes more than 1000 objects');
+  });
+
+  it('hashes a long key shared through the memo once, however often it is set', {
+    timeout: 60_000,
+  }, () => {
+    const key = concat([0x58], [0, 0, 0x10, 0], repeat('k', 2 ** 20), [0x71, 0]); // BINUNICODE, BINPUT 0
+    const sets = repeat(concat([0x68, 0], [0x4b, 1], 's'), 200_000); // BINGET 0, BININT1 1, SETITEM
+    expect(readTorchPickle(concat(PROTO2, '}', key, '0', sets, '.'))).toEqual({
+      tensors: [],
+      otherEntries: 1,
     });
   });
 

@@ -9,7 +9,7 @@ import { kindOf } from './pickle-values.js';
 import { REBUILDERS } from './tensor-rebuild.js';
 import { STORAGE_CLASS_DTYPES, TORCH_DTYPE_SIZES } from './torch-dtypes.js';
 
-const emptyDict = (): PickleValue => ({ kind: 'dict', entries: new Map() });
+const emptyDict = (): PickleValue => ({ kind: 'dict', entries: null });
 
 function noArgs(name: string, make: () => PickleValue) {
   return (args: TupleValue): PickleValue => {

@@ -17,14 +17,30 @@ export interface TupleValue {
   readonly items: readonly PickleValue[];
 }
 
+type DictKey = string | number | bigint | symbol | object;
+type DictEntry = { readonly key: PickleValue; readonly value: PickleValue };
+
 /**
  * A dict or OrderedDict in insertion order. Keys equal as Python compares them (str by value,
  * int/float/bool by number, None) replace the value in place; other keys (tuples, bytes) are never
- * merged, as a state dict never uses them.
+ * merged, as a state dict never uses them. The map is made on the first entry, so an empty dict
+ * costs one small object.
  */
 export interface DictValue {
   readonly kind: 'dict';
-  readonly entries: Map<string | object, { key: PickleValue; value: PickleValue }>;
+  entries: Map<DictKey, DictEntry> | null;
+}
+
+const NONE_KEY = Symbol('None');
+const NO_ENTRIES: ReadonlyMap<DictKey, DictEntry> = new Map();
+
+export function dictSet(dict: DictValue, key: PickleValue, value: PickleValue): void {
+  dict.entries ??= new Map();
+  dict.entries.set(dictKeyOf(key), { key, value });
+}
+
+export function dictEntries(dict: DictValue): ReadonlyMap<DictKey, DictEntry> {
+  return dict.entries ?? NO_ENTRIES;
 }
 
 /** A Python float (ints are numbers when safe, else bigints). */
@@ -90,19 +106,23 @@ export function kindOf(value: PickleValue): string {
   }
 }
 
-/** The key two dict keys share when Python finds them equal (`1`, `1.0`, `True`); else the key itself. */
-export function dictKeyOf(key: PickleValue): string | object {
-  if (key === null) return 'none';
+/**
+ * The Map key of a dict key: one value for keys Python finds equal (`1`, `1.0`, `True`), the key
+ * itself otherwise. A str is its own Map key, so a long key shared through the memo is hashed once.
+ */
+function dictKeyOf(key: PickleValue): DictKey {
+  if (key === null) return NONE_KEY;
   switch (typeof key) {
     case 'string':
-      return `s${key}`;
-    case 'boolean':
-      return key ? 'n1' : 'n0';
-    case 'bigint':
     case 'number':
-      return `n${key}`;
+    case 'bigint':
+      return key;
+    case 'boolean':
+      return key ? 1 : 0;
     default:
-      if (key.kind !== 'float' || Number.isNaN(key.value)) return key;
-      return Number.isInteger(key.value) ? `n${BigInt(key.value)}` : `n${key.value}`;
+      if (key.kind !== 'float' || !Number.isInteger(key.value)) {
+        return key.kind === 'float' && !Number.isNaN(key.value) ? key.value : key;
+      }
+      return Number.isSafeInteger(key.value) ? key.value : BigInt(key.value);
   }
 }

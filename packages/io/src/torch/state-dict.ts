@@ -16,7 +16,12 @@
 import { quote } from '../text.js';
 import { pickleError } from './pickle-error.js';
 import type { TorchPickle, TorchTensorRecord } from './pickle-records.js';
-import type { DictValue, PickleValue, TensorValue } from './pickle-values.js';
+import {
+  type DictValue,
+  dictEntries,
+  type PickleValue,
+  type TensorValue,
+} from './pickle-values.js';
 
 const MAX_DEPTH = 64;
 const NAME_CHARS_PER_BYTE = 4;
@@ -73,7 +78,7 @@ class Flattener {
   }
 
   walk(root: DictValue): void {
-    const frames: Frame[] = [{ prefix: '', depth: 1, entries: root.entries.values() }];
+    const frames: Frame[] = [{ prefix: '', depth: 1, entries: dictEntries(root).values() }];
     for (let frame = frames.at(-1); frame !== undefined; frame = frames.at(-1)) {
       const next = frame.entries.next();
       if (next.done) {
@@ -98,7 +103,7 @@ class Flattener {
         frames.push({
           prefix: `${name}.`,
           depth: frame.depth + 1,
-          entries: (value as DictValue).entries.values(),
+          entries: dictEntries(value as DictValue).values(),
         });
       }
     }

@@ -15,6 +15,8 @@ import {
 import { STORAGE_CLASS_DTYPES, TORCH_DTYPE_SIZES } from './torch-dtypes.js';
 
 const UNTYPED_STORAGE = 'torch.storage.UntypedStorage';
+/** As numpy's NPY_MAXDIMS; it also bounds the work of one rebuild, however often its shape is reused. */
+const MAX_DIMS = 64;
 
 function count(value: PickleValue, what: string): number {
   if (typeof value !== 'number' || value < 0) {
@@ -30,6 +32,9 @@ function describe(value: PickleValue): string {
 function ints(value: PickleValue, what: string): number[] {
   if (value === null || typeof value !== 'object' || value.kind !== 'tuple') {
     throw pickleError(`${what} is ${kindOf(value)}, not a tuple of ints`);
+  }
+  if (value.items.length > MAX_DIMS) {
+    throw pickleError(`${what} has ${value.items.length} dims, more than ${MAX_DIMS}`);
   }
   return value.items.map((item) => count(item, `an element of ${what}`));
 }
