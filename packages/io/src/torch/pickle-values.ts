@@ -88,8 +88,6 @@ export type PickleValue =
   | StorageValue
   | TensorValue;
 
-export type PickleObject = Exclude<PickleValue, null | boolean | number | bigint | string>;
-
 /** What a value is, for messages: `str`, `int`, `tuple`, `global torch.float32`. */
 export function kindOf(value: PickleValue): string {
   if (value === null) return 'None';
