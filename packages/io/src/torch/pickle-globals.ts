@@ -4,8 +4,7 @@
 
 import { quote } from '../text.js';
 import { pickleError } from './pickle-error.js';
-import type { PickleValue, TupleValue } from './pickle-values.js';
-import { kindOf } from './pickle-values.js';
+import { isKind, kindOf, type PickleValue, type TupleValue } from './pickle-values.js';
 import { REBUILDERS } from './tensor-rebuild.js';
 import { STORAGE_CLASS_DTYPES, TORCH_DTYPE_SIZES } from './torch-dtypes.js';
 
@@ -71,13 +70,11 @@ export function globalValue(module: string, name: string, offset: number): Pickl
 }
 
 function globalName(value: PickleValue): string | undefined {
-  return value !== null && typeof value === 'object' && value.kind === 'global'
-    ? value.name
-    : undefined;
+  return isKind(value, 'global') ? value.name : undefined;
 }
 
 function argTuple(args: PickleValue, op: string): TupleValue {
-  if (args === null || typeof args !== 'object' || args.kind !== 'tuple') {
+  if (!isKind(args, 'tuple')) {
     throw pickleError(`${op} arguments are ${kindOf(args)}, not a tuple`);
   }
   return args;

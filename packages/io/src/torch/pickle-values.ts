@@ -88,7 +88,17 @@ export type PickleValue =
   | StorageValue
   | TensorValue;
 
-/** What a value is, for messages: `str`, `int`, `tuple`, `global torch.float32`. */
+type PickleObject = Exclude<PickleValue, null | boolean | number | bigint | string>;
+
+/** Whether `value` is an object of this kind (a tuple, a dict, a global...). */
+export function isKind<K extends PickleObject['kind']>(
+  value: PickleValue,
+  kind: K,
+): value is Extract<PickleObject, { kind: K }> {
+  return value !== null && typeof value === 'object' && value.kind === kind;
+}
+
+/** What a value is, for messages: `str`, `int 7`, `tuple`. */
 export function kindOf(value: PickleValue): string {
   if (value === null) return 'None';
   switch (typeof value) {
@@ -96,7 +106,7 @@ export function kindOf(value: PickleValue): string {
       return 'bool';
     case 'number':
     case 'bigint':
-      return 'int';
+      return `int ${value}`;
     case 'string':
       return 'str';
     default:
@@ -117,10 +127,11 @@ function dictKeyOf(key: PickleValue): DictKey {
       return key;
     case 'boolean':
       return key ? 1 : 0;
-    default:
-      if (key.kind !== 'float' || !Number.isInteger(key.value)) {
-        return key.kind === 'float' && !Number.isNaN(key.value) ? key.value : key;
-      }
+    default: {
+      // A NaN, a tuple or bytes is compared by identity; no int equals 1.5 or Infinity.
+      if (key.kind !== 'float' || Number.isNaN(key.value)) return key;
+      if (!Number.isInteger(key.value)) return key.value;
       return Number.isSafeInteger(key.value) ? key.value : BigInt(key.value);
+    }
   }
 }

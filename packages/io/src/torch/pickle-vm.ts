@@ -11,6 +11,7 @@ import {
   type DictValue,
   dictEntries,
   dictSet,
+  isKind,
   kindOf,
   type PickleValue,
   type TupleValue,
@@ -80,7 +81,7 @@ class PickleMachine {
 
   private target<K extends 'list' | 'dict' | 'set'>(kind: K): Extract<PickleValue, { kind: K }> {
     const value = this.top();
-    if (value === null || typeof value !== 'object' || value.kind !== kind) {
+    if (!isKind(value, kind)) {
       this.fail(`the target is ${kindOf(value)}, not a ${kind}`);
     }
     return value as Extract<PickleValue, { kind: K }>;
@@ -314,12 +315,7 @@ class PickleMachine {
           const kwargs = this.pop();
           const args = this.pop();
           const cls = this.pop();
-          if (
-            kwargs === null ||
-            typeof kwargs !== 'object' ||
-            kwargs.kind !== 'dict' ||
-            dictEntries(kwargs).size > 0
-          ) {
+          if (!isKind(kwargs, 'dict') || dictEntries(kwargs).size > 0) {
             this.fail('keyword arguments are not supported');
           }
           this.push(newObjectValue(cls, args));
@@ -329,7 +325,7 @@ class PickleMachine {
           // BUILD: a dict's state is its attributes (an OrderedDict's _metadata), not entries
           const state = this.pop();
           this.target('dict');
-          if (state !== null && (typeof state !== 'object' || state.kind !== 'dict')) {
+          if (state !== null && !isKind(state, 'dict')) {
             this.fail(`the state is ${kindOf(state)}, not a dict`);
           }
           break;

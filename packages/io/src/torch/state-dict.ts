@@ -19,6 +19,7 @@ import type { TorchPickle, TorchTensorRecord } from './pickle-records.js';
 import {
   type DictValue,
   dictEntries,
+  isKind,
   type PickleValue,
   type TensorValue,
 } from './pickle-values.js';
@@ -45,12 +46,21 @@ class Flattener {
     this.nameChars = NAME_CHARS_PER_BYTE * inputBytes;
   }
 
-  private spend(chars: number): void {
-    this.nameChars -= chars;
+  private step(): void {
     this.steps -= 1;
-    if (this.steps < 0 || this.nameChars < 0) {
+    if (this.steps < 0) {
       throw pickleError('the state dict repeats shared dicts more than the pickle has bytes');
     }
+  }
+
+  private name(prefix: string, key: string): string {
+    this.nameChars -= prefix.length + key.length;
+    if (this.nameChars < 0) {
+      throw pickleError(
+        `the state dict's names are longer than ${NAME_CHARS_PER_BYTE} times its bytes`,
+      );
+    }
+    return prefix + key;
   }
 
   private storage(tensor: TensorValue) {
@@ -86,24 +96,21 @@ class Flattener {
         continue;
       }
       const { key, value } = next.value;
-      this.spend(0);
-      const kind = value !== null && typeof value === 'object' ? value.kind : undefined;
-      if (typeof key !== 'string' || (kind !== 'dict' && kind !== 'tensor')) {
+      this.step();
+      if (typeof key !== 'string' || !(isKind(value, 'tensor') || isKind(value, 'dict'))) {
         this.otherEntries += 1;
         continue;
       }
-      const name = frame.prefix + key;
-      this.spend(name.length);
-      if (kind === 'tensor') {
-        this.addTensor(name, value as TensorValue);
+      const name = this.name(frame.prefix, key);
+      if (isKind(value, 'tensor')) {
+        this.addTensor(name, value);
+      } else if (frame.depth >= MAX_DEPTH) {
+        throw pickleError(`dicts nest deeper than ${MAX_DEPTH} levels under ${quote(name)}`);
       } else {
-        if (frame.depth >= MAX_DEPTH) {
-          throw pickleError(`dicts nest deeper than ${MAX_DEPTH} levels under ${quote(name)}`);
-        }
         frames.push({
           prefix: `${name}.`,
           depth: frame.depth + 1,
-          entries: dictEntries(value as DictValue).values(),
+          entries: dictEntries(value).values(),
         });
       }
     }
@@ -112,8 +119,8 @@ class Flattener {
 
 export function stateDictOf(root: PickleValue, inputBytes: number): TorchPickle {
   const flattener = new Flattener(inputBytes);
-  if (root !== null && typeof root === 'object' && root.kind === 'dict') flattener.walk(root);
-  else if (root !== null && typeof root === 'object' && root.kind === 'tensor') {
+  if (isKind(root, 'dict')) flattener.walk(root);
+  else if (isKind(root, 'tensor')) {
     flattener.addTensor('', root);
   } else flattener.otherEntries = 1;
   return { tensors: flattener.tensors, otherEntries: flattener.otherEntries };

@@ -6,6 +6,7 @@
 import { quote } from '../text.js';
 import { pickleError } from './pickle-error.js';
 import {
+  isKind,
   kindOf,
   type PickleValue,
   type StorageValue,
@@ -20,17 +21,13 @@ const MAX_DIMS = 64;
 
 function count(value: PickleValue, what: string): number {
   if (typeof value !== 'number' || value < 0) {
-    throw pickleError(`${what} is ${kindOf(value)} ${describe(value)}, not an int from 0 to 2^53`);
+    throw pickleError(`${what} is ${kindOf(value)}, not an int from 0 to 2^53`);
   }
   return value;
 }
 
-function describe(value: PickleValue): string {
-  return typeof value === 'number' || typeof value === 'bigint' ? String(value) : '';
-}
-
 function ints(value: PickleValue, what: string): number[] {
-  if (value === null || typeof value !== 'object' || value.kind !== 'tuple') {
+  if (!isKind(value, 'tuple')) {
     throw pickleError(`${what} is ${kindOf(value)}, not a tuple of ints`);
   }
   if (value.items.length > MAX_DIMS) {
@@ -40,17 +37,12 @@ function ints(value: PickleValue, what: string): number[] {
 }
 
 function isDict(value: PickleValue): boolean {
-  return value !== null && typeof value === 'object' && value.kind === 'dict';
+  return isKind(value, 'dict');
 }
 
 /** The persistent id `('storage', storage_type, key, location, numel)` torch.save writes. */
 export function storageOf(pid: PickleValue): StorageValue {
-  if (
-    pid === null ||
-    typeof pid !== 'object' ||
-    pid.kind !== 'tuple' ||
-    pid.items[0] !== 'storage'
-  ) {
+  if (!isKind(pid, 'tuple') || pid.items[0] !== 'storage') {
     throw pickleError(`persistent id is ${kindOf(pid)}, not a ('storage', ...) tuple`);
   }
   if (pid.items.length !== 5) {
@@ -63,7 +55,7 @@ export function storageOf(pid: PickleValue): StorageValue {
     PickleValue,
     PickleValue,
   ];
-  if (type === null || typeof type !== 'object' || type.kind !== 'global') {
+  if (!isKind(type, 'global')) {
     throw pickleError(`storage type is ${kindOf(type)}, not a storage class`);
   }
   const untyped = type.name === UNTYPED_STORAGE;
@@ -77,7 +69,7 @@ export function storageOf(pid: PickleValue): StorageValue {
 }
 
 function storageArg(value: PickleValue): StorageValue {
-  if (value === null || typeof value !== 'object' || value.kind !== 'storage') {
+  if (!isKind(value, 'storage')) {
     throw pickleError(`a tensor's storage is ${kindOf(value)}, not a persistent storage`);
   }
   return value;
@@ -144,7 +136,7 @@ function arity(name: string, args: TupleValue, counts: readonly number[]): reado
 }
 
 function tensorArg(value: PickleValue): TensorValue {
-  if (value === null || typeof value !== 'object' || value.kind !== 'tensor') {
+  if (!isKind(value, 'tensor')) {
     throw pickleError(`a parameter wraps ${kindOf(value)}, not a tensor`);
   }
   return value;
@@ -161,7 +153,7 @@ export const REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> 
     (args: TupleValue) => {
       const items = arity('_rebuild_tensor_v3', args, [7, 8]);
       const dtype = items[6] as PickleValue;
-      if (dtype === null || typeof dtype !== 'object' || dtype.kind !== 'global') {
+      if (!isKind(dtype, 'global')) {
         throw pickleError(`_rebuild_tensor_v3's dtype is ${kindOf(dtype)}, not a torch dtype`);
       }
       const name = dtype.name.replace(/^torch\./, '');
