@@ -53,8 +53,9 @@ const CLASSES: ReadonlyMap<string, (args: TupleValue) => PickleValue> = new Map(
   ['builtins.set', noArgs('builtins.set', () => ({ kind: 'set' }))],
 ]);
 
-/** Globals that are only ever arguments: storage classes and dtypes. */
+/** Globals that are only ever arguments: storage classes, dtypes, torch.Tensor. */
 const VALUES: ReadonlySet<string> = new Set([
+  'torch.Tensor',
   'torch.storage.UntypedStorage',
   ...[...STORAGE_CLASS_DTYPES.keys()].map((name) => `torch.${name}`),
   ...[...TORCH_DTYPE_SIZES.keys()].map((name) => `torch.${name}`),

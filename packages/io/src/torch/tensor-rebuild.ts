@@ -142,8 +142,8 @@ function tensorArg(value: PickleValue): TensorValue {
   return value;
 }
 
-/** Each allowed rebuild function: what calling it with `args` would give. */
-export const REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> = new Map([
+/** The functions that make a tensor from its storage and view, by global name. */
+const TENSOR_REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> = new Map([
   [
     'torch._utils._rebuild_tensor_v2',
     (args: TupleValue) => tensorOf(arity('_rebuild_tensor_v2', args, [6, 7]), undefined),
@@ -170,4 +170,35 @@ export const REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> 
     (args: TupleValue) =>
       tensorArg(arity('_rebuild_parameter_with_state', args, [4])[0] as PickleValue),
   ],
+]);
+
+/**
+ * `_rebuild_from_type_v2(func, torch.Tensor, args, state)`, which torch.save writes for a tensor
+ * carrying Python attributes: `func(*args)`, the attributes dropped. `func` must be one of the
+ * functions above (never this one), so one REDUCE rebuilds at most one level.
+ */
+function fromType(args: TupleValue): TensorValue {
+  const [func, type, inner] = arity('_rebuild_from_type_v2', args, [4]) as [
+    PickleValue,
+    PickleValue,
+    PickleValue,
+  ];
+  const rebuild = isKind(func, 'global') ? TENSOR_REBUILDERS.get(func.name) : undefined;
+  if (rebuild === undefined) {
+    const what = isKind(func, 'global') ? quote(func.name) : kindOf(func);
+    throw pickleError(`_rebuild_from_type_v2 of ${what} is not supported`);
+  }
+  if (!isKind(type, 'global') || type.name !== 'torch.Tensor') {
+    throw pickleError('_rebuild_from_type_v2 of a type other than torch.Tensor is not supported');
+  }
+  if (!isKind(inner, 'tuple')) {
+    throw pickleError(`_rebuild_from_type_v2's arguments are ${kindOf(inner)}, not a tuple`);
+  }
+  return rebuild(inner);
+}
+
+/** Each allowed rebuild function: what calling it with `args` would give. */
+export const REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> = new Map([
+  ...TENSOR_REBUILDERS,
+  ['torch._tensor._rebuild_from_type_v2', fromType],
 ]);
