@@ -79,12 +79,13 @@ describe('torch.save pickles', () => {
     expect(manifest.valid.find((c) => c.file === 'optimizer.pkl')?.otherEntries).toBeGreaterThan(5);
   });
 
-  it('refuses every truncation of every fixture', () => {
-    for (const c of manifest.valid) {
-      const bytes = pickleBytes(c.file);
+  it.each(manifest.valid.map((c) => [c.file] as const))(
+    'refuses every truncation of %s',
+    (file) => {
+      const bytes = pickleBytes(file);
       for (let end = 0; end < bytes.length; end++) refusal(bytes.subarray(0, end));
-    }
-  });
+    },
+  );
 });
 
 describe('hostile pickles', () => {
@@ -147,9 +148,12 @@ describe('hostile pickles', () => {
     expect(refusal(dicts)).toMatch(/^data\.pkl: dicts nest deeper than 64 levels under 'a\.a\.a/);
   });
 
-  it('reads tuples and lists nested a million deep as one other entry', () => {
+  it('reads tuples nested a million deep as one other entry', () => {
     const tuples = concat(PROTO2, repeat('(', MILLION), ')', repeat('t', MILLION), '.');
     expect(readTorchPickle(tuples)).toEqual({ tensors: [], otherEntries: 1 });
+  });
+
+  it('reads lists nested a million deep as one other entry', () => {
     const lists = concat(PROTO2, repeat(']', MILLION), repeat('a', MILLION - 1), '.');
     expect(readTorchPickle(lists)).toEqual({ tensors: [], otherEntries: 1 });
   });
