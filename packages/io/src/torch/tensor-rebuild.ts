@@ -111,18 +111,22 @@ function tensorOf(args: readonly PickleValue[], dtype: string | undefined): Tens
   return { kind: 'tensor', storage, dtype: storage.dtype, storageOffset, shape, strides };
 }
 
-/** The last element the view reaches lies inside the storage (an empty view: its offset does). */
+/**
+ * The last element the view reaches lies inside the storage (an empty view: its offset does).
+ * In doubles: every term is an integer, exact below 2^53, and rounding never brings a sum at or
+ * above 2^53 back under a numel, which is below it.
+ */
 function checkExtent(storage: StorageValue, offset: number, shape: number[], strides: number[]) {
-  let last = BigInt(offset);
+  let end = offset;
   if (shape.every((dim) => dim > 0)) {
+    end += 1;
     shape.forEach((dim, i) => {
-      last += BigInt(dim - 1) * BigInt(strides[i] as number);
+      end += (dim - 1) * (strides[i] as number);
     });
-    last += 1n;
   }
-  if (last > BigInt(storage.numel)) {
+  if (end > storage.numel) {
     throw pickleError(
-      `a tensor of shape (${shape.join(', ')}) at offset ${offset} reaches element ${last} ` +
+      `a tensor of shape (${shape.join(', ')}) at offset ${offset} reaches element ${end} ` +
         `of storage ${quote(storage.key)}, which holds ${storage.numel}`,
     );
   }
