@@ -88,6 +88,48 @@ describe('torch.save pickles', () => {
   );
 });
 
+describe('dict keys as Python compares them', () => {
+  const text = (value: string) => concat([0x58, value.length, 0, 0, 0], value);
+  const tensor = (key: string, numel: number) =>
+    concat(
+      'ctorch._utils\n_rebuild_tensor_v2\n((',
+      text('storage'),
+      'ctorch\nFloatStorage\n',
+      text(key),
+      text('cpu'),
+      [0x4b, numel],
+      'tQ',
+      [0x4b, 0],
+      [0x4b, numel, 0x85, 0x4b, 1, 0x85, 0x89],
+      'ccollections\nOrderedDict\n)RtR',
+    );
+
+  it('replaces a value set again under an equal key in place', () => {
+    const keys = concat(
+      PROTO2,
+      '}(',
+      text('a'),
+      tensor('0', 1),
+      text('b'),
+      tensor('1', 2),
+      text('a'),
+      tensor('2', 3),
+      'u.',
+    );
+    expect(readTorchPickle(keys).tensors.map((t) => [t.name, t.storage.key])).toEqual([
+      ['a', '2'],
+      ['b', '1'],
+    ]);
+  });
+
+  it('counts 1, True and 1.0 as one key, and the str 1 apart', () => {
+    const one = [0x4b, 1];
+    const oneFloat = [0x47, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0];
+    const keys = concat(PROTO2, '}(', one, 'N', [0x88], 'N', oneFloat, 'N', text('1'), 'Nu.');
+    expect(readTorchPickle(keys)).toEqual({ tensors: [], otherEntries: 2 });
+  });
+});
+
 describe('hostile pickles', () => {
   it.each(manifest.hostile.map((c) => [c.file, c.message] as const))(
     '%s is refused',
