@@ -39,11 +39,12 @@ class PickleMachine {
     private readonly maxObjects: number,
   ) {}
 
+  /** Objects made so far, against maxObjects. */
+  private made = 0;
+
   private fail(message: string): never {
     throw pickleError(`${this.op} at offset ${this.at}: ${message}`);
   }
-
-  private made = 0;
 
   private count(): void {
     this.made += 1;
