@@ -1,6 +1,7 @@
-import { type Tensor, TensorOpsError } from '@tensorops/core';
+import { isTensorOpsError, type Tensor, TensorOpsError } from '@tensorops/core';
 import { type DataTextDtype, TextValues } from './data-text-values.js';
 import { DecimalToken } from './decimal-token.js';
+import { ioError } from './file/errors.js';
 import { quote } from './text.js';
 import {
   BOM,
@@ -203,7 +204,7 @@ class DataTextParser {
         this.firstRowLine = this.line;
       } else if (this.count < this.width) {
         this.failHere(
-          `this row has ${this.count} values, the first row (line ${this.firstRowLine}) ${this.width}`,
+          `this row has ${this.count} value${this.count === 1 ? '' : 's'}, the first row (line ${this.firstRowLine}) ${this.width}`,
         );
       }
       this.rows++;
@@ -277,16 +278,28 @@ function delimiterByte(delimiter: string | undefined): number | undefined {
 /** Parses a whole data text (a string or UTF-8 bytes). */
 export function parseDataText(input: Uint8Array | string, options: DataTextOptions): Tensor {
   const parser = new DataTextParser(options);
-  parser.push(typeof input === 'string' ? new TextEncoder().encode(input) : input);
+  parser.push(typeof input === 'string' ? utf8(input) : input);
   return parser.end();
 }
 
-/** Reads a data text from chunks as they arrive (a file or a pipe), never holding it whole. */
+/**
+ * Reads a data text from chunks as they arrive (a file or a pipe), never holding it whole. A
+ * failing stream is an E_IO error naming the label.
+ */
 export async function readDataText(
-  chunks: AsyncIterable<Uint8Array>,
+  chunks: AsyncIterable<Uint8Array | string>,
   options: DataTextOptions,
 ): Promise<Tensor> {
   const parser = new DataTextParser(options);
-  for await (const chunk of chunks) parser.push(chunk);
+  try {
+    for await (const chunk of chunks) parser.push(typeof chunk === 'string' ? utf8(chunk) : chunk);
+  } catch (cause) {
+    if (isTensorOpsError(cause)) throw cause;
+    throw ioError(options.label, 'read', cause);
+  }
   return parser.end();
+}
+
+function utf8(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
 }

@@ -88,7 +88,7 @@ describe('parseDataText: messages', () => {
 
   it('name the line, the column and the token', () => {
     expect(at('1,2\n3,x\n', { delimiter: ',' })).toBe("rows.csv:2:3: 'x' is not a number");
-    expect(at('1 2\n3\n')).toBe('rows.csv:2:2: this row has 1 values, the first row (line 1) 2');
+    expect(at('1 2\n3\n')).toBe('rows.csv:2:2: this row has 1 value, the first row (line 1) 2');
     expect(at('1 2.5', { dtype: 'int16' })).toBe("rows.csv:1:3: '2.5' is not an integer (int16)");
     expect(at('300', { dtype: 'uint8' })).toBe(
       "rows.csv:1:1: '300' is out of range for uint8 [0, 255]",
