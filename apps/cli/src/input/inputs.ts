@@ -1,8 +1,10 @@
-import type { Tensor } from '@tensorops/core';
+import { isTensorOpsError, type Tensor, TensorOpsError } from '@tensorops/core';
 import {
   type NpyOnStream,
   openNpyStream,
+  openTensorBytes,
   openTensorFile,
+  readDeclaredBytes,
   resolveTensorRefOnDisk,
   type StoredTensor,
   type TensorFile,
@@ -48,6 +50,23 @@ async function openRef(ref: string, io: CliIO, copyAhead = false): Promise<Opene
   const path = stdinFilePath(io);
   if (path !== undefined) return { file: await openTensorFile(path, { label: 'stdin' }) };
   return { npy: await openNpyStream(stdinPipeFd(io) ?? io.stdin, 'stdin', { copyAhead }) };
+}
+
+/**
+ * The tensor file on stdin, whatever its format: a regular file by path (read by range), a pipe
+ * read as far as its header declares (a .npz, whose directory is at its end, whole), within the
+ * stream limit of readDeclaredBytes.
+ */
+export async function openStdinFile(io: CliIO): Promise<TensorFile> {
+  const path = stdinFilePath(io);
+  if (path !== undefined) return openTensorFile(path, { label: 'stdin' });
+  try {
+    return await openTensorBytes(await readDeclaredBytes(io.stdin, 'stdin'), 'stdin');
+  } catch (error) {
+    // The first bytes' errors name no input: they gain the name here.
+    if (!isTensorOpsError(error) || error.message.startsWith('stdin')) throw error;
+    throw new TensorOpsError(error.code, `stdin: ${error.message}`, { cause: error });
+  }
 }
 
 /** The data of a .npy on a pipe, read once into one buffer of the declared size. */
