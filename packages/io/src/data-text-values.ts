@@ -8,6 +8,7 @@ import {
   numberToBfloat16,
   numberToFloat16,
   type Tensor,
+  TensorOpsError,
 } from '@tensorops/core';
 import { integerRange } from '@tensorops/core/internal';
 import { BFLOAT16, FLOAT16, FLOAT32, roundDecimal } from './decimal-rounding.js';
@@ -123,7 +124,17 @@ export class TextValues {
   }
 
   private grow(): void {
-    const bytes = new Uint8Array(this.bytes.length * 2);
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = new Uint8Array(this.bytes.length * 2);
+    } catch (cause) {
+      // The values read so far are in memory: what the input holds, never what a header claims.
+      throw new TensorOpsError(
+        'E_SHAPE',
+        `more than ${this.length} values: too many to hold in memory`,
+        { cause },
+      );
+    }
     bytes.set(this.bytes);
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer);

@@ -93,7 +93,8 @@ export class JsonArrayShape {
   }
 
   end(): string | undefined {
-    return this.finished ? undefined : "expected ']'";
+    if (this.finished) return undefined;
+    return this.maxDepth === 0 ? `no value: expected ${this.leafName} or an array` : "expected ']'";
   }
 
   /** The shape, once `end` has accepted the input. */

@@ -98,6 +98,16 @@ describe('parseDataText: messages', () => {
     expect(at('1, 2', { delimiter: ';' })).toBe("rows.csv:1:1: '1,' is not a number");
   });
 
+  it('say what is missing at the end, after a byte order mark and CRLF line ends', () => {
+    expect(at('', { json: true })).toBe('rows.csv:1:1: no value: expected a number or an array');
+    expect(at('[[1, 2],\r\n [3, 4]', { json: true })).toBe("rows.csv:2:8: expected ']'");
+    expect(at('\ufeff1,2\r\n3,\r\n', { delimiter: ',' })).toBe(
+      'rows.csv:2:3: expected a value after the delimiter',
+    );
+    const t = parseDataText('\ufeff1,2\r\n3,4\r\n', { label: 'x', delimiter: ',', dtype: 'int8' });
+    expect([...t.data]).toEqual([1, 2, 3, 4]);
+  });
+
   it('quote a bounded prefix of a huge bad token, at its start', () => {
     const message = at(`1 ${'9'.repeat(100)}x`);
     expect(message.startsWith("rows.csv:1:3: '99999")).toBe(true);
