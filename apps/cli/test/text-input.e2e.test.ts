@@ -71,6 +71,12 @@ describe('tensorops convert: text data in', () => {
     const r = tensorops(['convert', join(dir, 'semi.txt'), '-', '--delimiter', ';']);
     expect(r.stderr).toBe('');
     expectNpy(r.stdout, c);
+    // \t as typed (two characters) stands for a tab.
+    const tsv = golden('tsv-rows');
+    writeFileSync(join(dir, 'tabs.txt'), tsv.text);
+    const tabs = tensorops(['convert', join(dir, 'tabs.txt'), '-', '--delimiter', '\\t']);
+    expect(tabs.stderr).toBe('');
+    expectNpy(tabs.stdout, tsv);
   });
 
   it('reads JSON by its extension and text on stdin with --from', () => {

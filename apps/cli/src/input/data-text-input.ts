@@ -42,7 +42,7 @@ export const TEXT_INPUT_FLAGS = {
     type: 'string',
     requiresArg: true,
     describe:
-      "text input: the one character between values (default: ',' for csv, a tab for tsv (or \\t), blanks for txt)",
+      "text input: the one character between values, \\t for a tab (default: ',' for csv, a tab for tsv, blanks for txt)",
   },
   'skip-rows': integerFlag('text input: lines to skip at its start, comments included', 0),
 } as const satisfies Record<string, Options>;
