@@ -261,6 +261,23 @@ describe('tensorops inspect -: a file on stdin', () => {
     }
   });
 
+  it('reads only the header from a pipe unless --verify: a file of any size costs its header', () => {
+    // A .npy header declaring 8 GB of float64, and none of its data.
+    const dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000,), }";
+    const header = Buffer.from(`\x93NUMPY\x01\x00\x76\x00${dict.padEnd(117)}\n`, 'latin1');
+    expect(header.length).toBe(128);
+    const r = tensorops(['inspect', '-', '--json'], { input: header });
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout.toString());
+    expect(report.size).toBe(128 + 8e9);
+    expect(report.tensors[0]).toMatchObject({ dtype: 'float64', shape: [1e9], nbytes: 8e9 });
+    const verify = tensorops(['inspect', '-', '--verify'], { input: header });
+    expect(verify.status).toBe(1);
+    expect(verify.stderr).toBe(
+      'tensorops: error: stdin: input exceeds the 4294967296-byte limit\n',
+    );
+  });
+
   it('refuses what is no tensor file, or ends early, in one line naming stdin', () => {
     const text = tensorops(['inspect', '-'], { input: Buffer.from('1,2,3\n') });
     expect(text.status).toBe(1);

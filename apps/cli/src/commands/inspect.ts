@@ -55,7 +55,7 @@ async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Ins
     : resolveTensorRefOnDisk(ref);
   // Headers and the zip directory only, unless --verify: then every byte.
   const file = isStdio(ref)
-    ? await openStdinFile(io)
+    ? await openStdinFile(io, args.verify === true)
     : await openTensorFile(path, openOptions(name, io));
   try {
     const matches = args.filter === undefined ? () => true : nameMatcher(String(args.filter));
@@ -180,7 +180,7 @@ export const inspectCommand: CommandSpec = {
             'several files, some tensors, by name',
           ],
           ['$0 inspect checkpoint.npz --verify', 'check every byte; exit 1 naming a bad tensor'],
-          ['curl -s URL | $0 inspect -', 'a file on stdin, read as far as its header declares'],
+          ['curl -s URL | $0 inspect -', 'a file on stdin: only its header is read from a pipe'],
         ]),
       ),
   run: async (args, io) => {

@@ -9,7 +9,7 @@ import {
   type StoredTensor,
   type TensorFile,
 } from '@tensorops/io/node';
-import { canReadMany, rangeReadable } from '@tensorops/io/node/internal';
+import { canReadMany, openTensorHeader, rangeReadable } from '@tensorops/io/node/internal';
 import { isStdio } from '../args/dashes.js';
 import { usageError } from '../args/usage-errors.js';
 import type { CliIO } from '../run/cli-io.js';
@@ -53,14 +53,15 @@ async function openRef(ref: string, io: CliIO, copyAhead = false): Promise<Opene
 }
 
 /**
- * The tensor file on stdin, whatever its format: a regular file by path (read by range), a pipe
- * read as far as its header declares (a .npz, whose directory is at its end, whole), within the
- * stream limit of readDeclaredBytes.
+ * The tensor file on stdin, whatever its format: a regular file by path (read by range); a pipe
+ * from its header alone, or with `data` as far as its header declares (within the stream limit
+ * of readDeclaredBytes). A .npz on a pipe, whose directory is at its end, is read whole.
  */
-export async function openStdinFile(io: CliIO): Promise<TensorFile> {
+export async function openStdinFile(io: CliIO, data: boolean): Promise<TensorFile> {
   const path = stdinFilePath(io);
   if (path !== undefined) return openTensorFile(path, { label: 'stdin' });
   try {
+    if (!data) return await openTensorHeader(io.stdin, 'stdin');
     return await openTensorBytes(await readDeclaredBytes(io.stdin, 'stdin'), 'stdin');
   } catch (error) {
     // The first bytes' errors name no input: they gain the name here.
