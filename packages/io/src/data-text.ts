@@ -7,12 +7,11 @@ import {
   BOM,
   CLOSE,
   COMMA,
-  CR,
   isBlank,
   isLineEnd,
   JsonArrayShape,
-  LF,
   OPEN,
+  TextPosition,
 } from './text-grammar.js';
 
 // Tensors written as text, the counterpart of numpy.loadtxt (and of np.array(json.load(f))):
@@ -63,11 +62,8 @@ class DataTextParser {
   private readonly json: JsonArrayShape | undefined;
   private readonly delimiter: number | undefined;
   private skipLeft: number;
-  private line = 1;
-  private column = 0;
+  private readonly position = new TextPosition();
   private offset = 0;
-  private afterCR = false;
-  private previous = LF;
   // The token being read.
   private inToken = false;
   private tokenBad = false;
@@ -97,26 +93,16 @@ class DataTextParser {
     for (let i = 0; i < chunk.length; i++) {
       const b = chunk[i] as number;
       if (this.offset < BOM.length && this.atBom(b)) continue;
-      if (this.afterCR) {
-        this.afterCR = false;
-        if (b === LF) continue;
-      }
-      // A column is a character: a continuation byte after a lead byte starts none.
-      if ((b & 0xc0) !== 0x80 || this.previous < 0x80) this.column++;
-      this.previous = b;
-      if (isLineEnd(b)) {
-        this.lineEnd();
-        this.line++;
-        this.column = 0;
-        this.afterCR = b === CR;
-      } else if (this.json === undefined) this.rowByte(b);
+      if (!this.position.advance(b)) continue;
+      if (isLineEnd(b)) this.lineEnd();
+      else if (this.json === undefined) this.rowByte(b);
       else this.jsonByte(b, this.json);
     }
   }
 
   /** Ends the text: the tensor read, or the error of what is missing. */
   end(): Tensor {
-    this.column++;
+    this.position.end();
     if (this.json !== undefined) {
       if (this.inToken) this.finishToken();
       this.check(this.json.end());
@@ -201,7 +187,7 @@ class DataTextParser {
     if (this.count > 0) {
       if (this.width === -1) {
         this.width = this.count;
-        this.firstRowLine = this.line;
+        this.firstRowLine = this.position.line;
       } else if (this.count < this.width) {
         this.failHere(
           `this row has ${this.count} value${this.count === 1 ? '' : 's'}, the first row (line ${this.firstRowLine}) ${this.width}`,
@@ -215,8 +201,8 @@ class DataTextParser {
   private startToken(b: number): void {
     this.inToken = true;
     this.tokenBad = false;
-    this.tokenLine = this.line;
-    this.tokenColumn = this.column;
+    this.tokenLine = this.position.line;
+    this.tokenColumn = this.position.column;
     this.quotedLength = 0;
     this.token.reset();
     this.feedToken(b);
@@ -248,7 +234,7 @@ class DataTextParser {
   }
 
   private failHere(message: string): never {
-    this.fail(this.line, this.column, message);
+    this.fail(this.position.line, this.position.column, message);
   }
 
   private fail(line: number, column: number, message: string): never {

@@ -11,6 +11,7 @@ import {
   OPEN,
   SPACE,
   TAB,
+  TextPosition,
 } from './text-grammar.js';
 
 // Index tensors written as text, for shells: `seq 0 9`, `3,1,4`, a CSV of pairs, or a JSON array.
@@ -278,25 +279,13 @@ function lineEndLength(bytes: Uint8Array, at: number): number {
   return bytes[at + 1] === LF ? 2 : 1;
 }
 
-/**
- * The 1-based line and column of byte `at`, lines ending as the grammar says. The column counts
- * characters by the bytes that start one in UTF-8; a leading BOM is not one (an editor hides it).
- */
+/** The 1-based line and column of byte `at` (TextPosition's); a leading BOM is no character. */
 function lineAndColumn(bytes: Uint8Array, at: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = bomLength(bytes);
-  for (let i = lineStart; i < at; i++) {
-    const c = bytes[i];
-    if (c !== CR && c !== LF) continue;
-    // The \n of a \r\n ends no second line.
-    if (c === CR || bytes[i - 1] !== CR) line++;
-    lineStart = i + 1;
-  }
-  let column = 1;
-  for (let i = lineStart; i < at; i++) {
-    if (((bytes[i] as number) & 0xc0) !== 0x80) column++;
-  }
-  return { line, column };
+  const position = new TextPosition();
+  for (let i = bomLength(bytes); i < at; i++) position.advance(bytes[i] as number);
+  if (at < bytes.length) position.advance(bytes[at] as number);
+  else position.end();
+  return position;
 }
 
 /** Grows int64 storage as values arrive, as little-endian 32-bit halves (no BigInt per value). */

@@ -18,6 +18,40 @@ export const isLineEnd = (b: number) => b === LF || b === CR;
 export const BOM = [0xef, 0xbb, 0xbf] as const;
 
 /**
+ * The 1-based line and column of each byte as the bytes pass. A line ends at \n, \r\n or a lone
+ * \r, and the line end has a position of its own (after the line's last character); the \n of a
+ * \r\n has none. A column is a character: a continuation byte after a lead byte starts none.
+ */
+export class TextPosition {
+  line = 1;
+  column = 0;
+  private previous = LF;
+  private lineEnded = false;
+
+  /** Moves to byte `b`; false for the \n of a \r\n, which is no character. */
+  advance(b: number): boolean {
+    if (b === LF && this.previous === CR) {
+      this.previous = LF;
+      return false;
+    }
+    if (this.lineEnded) {
+      this.line++;
+      this.column = 0;
+      this.lineEnded = false;
+    }
+    if ((b & 0xc0) !== 0x80 || this.previous < 0x80) this.column++;
+    this.previous = b;
+    this.lineEnded = isLineEnd(b);
+    return true;
+  }
+
+  /** Moves past the last byte: the position of the end of the text. */
+  end(): void {
+    this.advance(SPACE);
+  }
+}
+
+/**
  * Deepest JSON array read: numpy's limit on dimensions (NPY_MAXDIMS), so that the nesting a parse
  * keeps track of stays small however many `[` the input opens.
  */
