@@ -157,6 +157,7 @@ describe('tensorops convert: text data in', () => {
       [['convert', 'a.csv', 'x.npy', '--dtype', 'complex64'], '--dtype'],
       [['convert', 'a.csv', 'x.npy', '--skip-rows', '-1'], '--skip-rows'],
       [['convert', '-', 'x.npy', '--from', 'xml'], '--from'],
+      [['convert', 'http://127.0.0.1:9/x.csv', 'x.npy'], 'text data is read from a file or stdin'],
     ];
     for (const [args, words] of cases) {
       const r = tensorops(args, { cwd: dir });
