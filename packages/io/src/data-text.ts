@@ -102,6 +102,9 @@ class DataTextParser {
 
   /** Ends the text: the tensor read, or the error of what is missing. */
   end(): Tensor {
+    if (this.offset > 0 && this.offset < BOM.length) {
+      this.fail(1, 1, 'a broken byte order mark at the start');
+    }
     this.position.end();
     if (this.json !== undefined) {
       if (this.inToken) this.finishToken();

@@ -104,6 +104,11 @@ describe('parseDataText: messages', () => {
     expect(at('\ufeff1,2\r\n3,\r\n', { delimiter: ',' })).toBe(
       'rows.csv:2:3: expected a value after the delimiter',
     );
+    for (const broken of [[0xef], [0xef, 0xbb], [0xef, 0xbb, 0x31]]) {
+      expect(failure(() => parseDataText(new Uint8Array(broken), { label: 'b.txt' }))).toBe(
+        'b.txt:1:1: a broken byte order mark at the start',
+      );
+    }
     const t = parseDataText('\ufeff1,2\r\n3,4\r\n', { label: 'x', delimiter: ',', dtype: 'int8' });
     expect([...t.data]).toEqual([1, 2, 3, 4]);
   });
