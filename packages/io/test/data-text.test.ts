@@ -82,6 +82,22 @@ describe('parseDataText: the golden cases of numpy', () => {
   }
 });
 
+describe('parseDataText: random rows, read or refused as numpy.loadtxt reads or refuses them', () => {
+  const RANDOM: (GoldenCase & { refused?: boolean })[] = JSON.parse(
+    readFileSync(join(import.meta.dirname, '../../../fixtures/data-text/random.json'), 'utf8'),
+  );
+  it('agree on all 200', () => {
+    expect(RANDOM.length).toBe(200);
+    for (const c of RANDOM) {
+      const options = { ...c.options, label: 'r.txt' };
+      if (c.expected === undefined) {
+        expect(c.refused).toBe(true);
+        expect(failure(() => parseDataText(c.text, options))).toMatch(/^r\.txt:\d+:\d+: /);
+      } else expectTensor(parseDataText(c.text, options), c.expected);
+    }
+  });
+});
+
 describe('parseDataText: messages', () => {
   const at = (text: string, options: Omit<DataTextOptions, 'label'> = {}) =>
     failure(() => parseDataText(text, { ...options, label: 'rows.csv' }));
