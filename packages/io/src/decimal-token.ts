@@ -144,7 +144,8 @@ export class DecimalToken {
   /** The float64 nearest the value of a 'decimal' or 'integer' token (JS's parse is exact). */
   toFloat64(): number {
     const sign = this.negative ? -1 : 1;
-    if (this.digits === '') return sign * 0;
+    // Python's json reads `-0` as the integer 0, which np.array makes +0.0.
+    if (this.digits === '') return this.json && this.state === INT ? 0 : sign * 0;
     const e = this.decimalExponent();
     if (e > FLOAT64_EXPONENT_BOUND) return sign * Number.POSITIVE_INFINITY;
     if (e < -FLOAT64_EXPONENT_BOUND) return sign * 0;
