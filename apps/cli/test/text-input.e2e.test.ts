@@ -164,6 +164,16 @@ describe('tensorops convert: text data in', () => {
       expect(r.stderr).toContain(words);
       expect(r.status).toBe(2);
     }
+    // A URL is named without its credentials or query string.
+    const url = 'https://user:s3cret@127.0.0.1:9/x.npy?token=t0ken';
+    const secret = tensorops(['convert', url, 'x.npy', '--dtype', 'int8'], { cwd: dir });
+    expect(secret.status).toBe(2);
+    expect(secret.stderr).toContain('--dtype reads text data');
+    expect(secret.stderr).not.toMatch(/s3cret|t0ken/);
+    // --skip-rows 0 as typed is no row skipped, which JSON allows.
+    const zero = tensorops(['convert', 'a.json', '-', '--skip-rows', '0'], { cwd: dir });
+    expect(zero.stderr).toBe('');
+    expect(zero.status).toBe(0);
   });
 });
 

@@ -33,7 +33,7 @@ export function roundDecimal(token: DecimalToken, format: BinaryFormat): number 
   if (nearest === 0 || !Number.isFinite(nearest)) return nearest;
   const magnitude = Math.abs(nearest);
   const quantum = 2 ** (Math.max(exponentOf(magnitude), format.minExponent) - format.precision + 1);
-  // Exact: a power of two apart, and the quotient is a normal float64.
+  // Exact: a scaling by a power of two that can only move the value away from underflow.
   const scaled = magnitude / quantum;
   const below = Math.floor(scaled);
   const fraction = scaled - below;

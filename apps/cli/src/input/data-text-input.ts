@@ -65,26 +65,32 @@ export async function loadDataTextInput(
   io: CliIO,
 ): Promise<Tensor | undefined> {
   const kind = textKind(ref, args);
+  const skipRows = integerOption('skip-rows', args['skip-rows'], 0);
+  if (skipRows < 0) {
+    throw usageError(`--skip-rows takes a count of lines (0 or more), got ${skipRows}`);
+  }
+  const given = [
+    args.dtype !== undefined && 'dtype',
+    args.delimiter !== undefined && 'delimiter',
+    skipRows !== 0 && 'skip-rows',
+  ].filter((flag) => flag !== false);
+  // A URL is named without its query string or credentials.
+  const shown = isHttpUrl(ref) ? printableUrl(ref) : ref;
   if (kind === undefined) {
-    const flag = ['dtype', 'delimiter', 'skip-rows'].find((name) => args[name] !== undefined);
-    if (flag !== undefined && !(flag === 'skip-rows' && args[flag] === 0)) {
-      throw usageError(
-        `--${flag} reads text data (.csv, .tsv, .txt, .json, or --from), and ${isStdio(ref) ? '- without --from is .npy' : `${ref} is a tensor file`}`,
-      );
-    }
-    return undefined;
+    if (given.length === 0) return undefined;
+    const input = isStdio(ref) ? '- without --from is .npy' : `${shown} is a tensor file`;
+    throw usageError(
+      `--${given[0]} reads text data (.csv, .tsv, .txt, .json, or --from), and ${input}`,
+    );
   }
   if (isHttpUrl(ref)) {
-    throw usageError(`${printableUrl(ref)}: text data is read from a file or stdin, not a URL`);
+    throw usageError(`${shown}: text data is read from a file or stdin, not a URL`);
   }
-  if (kind === 'json' && (args.delimiter !== undefined || args['skip-rows'] !== 0)) {
+  if (kind === 'json' && given.some((flag) => flag !== 'dtype')) {
     throw usageError('--delimiter and --skip-rows read rows of text; JSON has none');
   }
   const typed = args.delimiter === undefined ? undefined : String(args.delimiter);
   const delimiter = typed === '\\t' ? '\t' : typed;
-  const skipRows = integerOption('skip-rows', args['skip-rows'], 0);
-  if (skipRows < 0)
-    throw usageError(`--skip-rows takes a count of lines (0 or more), got ${skipRows}`);
   const stdin = isStdio(ref);
   return readDataText(stdin ? io.stdin : createReadStream(ref), {
     label: stdin ? 'stdin' : ref,
