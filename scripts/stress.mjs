@@ -1331,6 +1331,90 @@ add('text-late-hash-csv', 15, async (dir) => {
   }
 }
 
+// 20: text read as data (convert x.csv, x.txt, x.json): a line of a million values, a line of
+// 100 MB streamed with bounded memory, NUL bytes, invalid UTF-8, a million `[`, a number of a
+// million digits rounded correctly, ragged rows; each error one line with FILE:LINE:COLUMN
+const DATA_TEXT_BYTES = size(100 * MB, 8 * MB);
+for (const [id, name, text, message, dtype] of [
+  [
+    'textin-million-columns',
+    'wide.csv',
+    () => `${'1,'.repeat(1_000_000)}x\n`,
+    "wide.csv:1:2000001: 'x' is not a number",
+  ],
+  [
+    'textin-100mb-line',
+    'long.txt',
+    () => `${' '.repeat(DATA_TEXT_BYTES)}x`,
+    `long.txt:1:${DATA_TEXT_BYTES + 1}: 'x' is not a number`,
+  ],
+  ['textin-nul', 'nul.csv', () => '1,2\n3,\0\n', "nul.csv:2:3: '\\x00' is not a number"],
+  [
+    'textin-invalid-utf8',
+    'bad.txt',
+    () => Buffer.from([0x31, 0x20, 0x32, 0x0a, 0x33, 0x20, 0xff, 0xfe, 0x0a]),
+    'bad.txt:2:3: ',
+  ],
+  [
+    'textin-deep-json',
+    'deep.json',
+    () => '['.repeat(1_000_000),
+    'deep.json:1:65: arrays nested deeper than 64 levels',
+  ],
+  [
+    'textin-ragged-rows',
+    'ragged.csv',
+    () => '1,2,3\n4,5,6\n7,8\n',
+    'ragged.csv:3:4: this row has 2 values, the first row (line 1) 3',
+  ],
+  [
+    'textin-long-int',
+    'big.txt',
+    () => `0 ${'9'.repeat(DATA_TEXT_BYTES)}`,
+    "big.txt:1:3: '9999",
+    'int64',
+  ],
+]) {
+  add(id, 20, async (dir) => {
+    writeFileSync(join(dir, name), text());
+    const r = await run(['convert', name, 'o.npy', '--dtype', dtype ?? 'float32'], {
+      cwd: dir,
+      timeoutMs: 120_000,
+    });
+    const f = cleanFailure(r, dir, [name]);
+    // Bounded: the values read before the error, never the line or the number.
+    const rssLimit = size(300, 200) * MB;
+    return {
+      result: r,
+      ok: f.ok && r.stderr.includes(message) && within(r.ms, 10_000) && r.rss < rssLimit,
+      left: f.left,
+    };
+  });
+}
+// A number of a million digits (and one of 100 MB on a pipe), read whole and rounded once: 1 +
+// 2^-11 is a float16 tie, broken upwards by the last digit.
+for (const [id, digits] of [
+  ['textin-million-digits', 1_000_000],
+  ['textin-100mb-number-stdin', DATA_TEXT_BYTES],
+]) {
+  add(id, 20, async (dir) => {
+    const r = await run(['convert', '-', 'o.npy', '--from', 'txt', '--dtype', 'float16'], {
+      cwd: dir,
+      stdin: { bytes: Buffer.from(`1.00048828125${'0'.repeat(digits)}1\n`) },
+      timeoutMs: 120_000,
+    });
+    const out = join(dir, 'o.npy');
+    const bytes = existsSync(out) ? readFileSync(out) : Buffer.alloc(0);
+    const value = bytes.length >= 2 ? bytes.readUInt16LE(bytes.length - 2) : -1;
+    return {
+      result: r,
+      ok: r.code === 0 && value === 0x3c01 && r.rss < size(600, 200) * MB,
+      left: extraFiles(dir, ['o.npy']),
+      note: `float16 bits 0x${value.toString(16)}`,
+    };
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 
 function fmt(result) {

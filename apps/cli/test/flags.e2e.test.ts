@@ -170,6 +170,7 @@ describe('tensorops flags belong to the commands that use them', () => {
   it('--help of a command lists the flags it takes, and only those', () => {
     const http = ['http-header', 'max-download', 'timeout'];
     const common = ['version', 'help'];
+    const textInput = ['from', 'dtype', 'delimiter', 'skip-rows'];
     expect(listedFlags(['--help'])).toEqual(common);
     expect(listedFlags(['inspect', '--help'])).toEqual([
       'json',
@@ -200,6 +201,7 @@ describe('tensorops flags belong to the commands that use them', () => {
       'header',
       'quiet',
       ...http,
+      ...textInput,
       'compress',
       ...common,
     ]);
@@ -213,7 +215,13 @@ describe('tensorops flags belong to the commands that use them', () => {
       'oob',
       ...common,
     ]);
-    expect(listedFlags(['show', '--help'])).toEqual([...output, ...http, 'head', ...common]);
+    expect(listedFlags(['show', '--help'])).toEqual([
+      ...output,
+      ...http,
+      ...textInput,
+      'head',
+      ...common,
+    ]);
   });
 
   it("a boolean flag typed before the command name is read as that command's flag", () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, listDir, REPO, repoArg, tempDir, tensorops } from './helpers.js';
@@ -152,9 +152,11 @@ describe('tensorops inspect', () => {
     expect(named.stderr).toBe(
       `tensorops: error: ${npy('f4-le-c.npy')}: a .npy file holds one unnamed tensor; drop ':x'\n`,
     );
-    const stdin = tensorops(['inspect', '-']);
+    const stdin = tensorops(['inspect', '-', '-']);
     expect(stdin.status).toBe(2);
-    expect(stdin.stderr).toBe('tensorops: error: inspect reads a file, not standard input\n');
+    expect(stdin.stderr).toBe(
+      'tensorops: error: standard input (-) can be used for one input only\n',
+    );
     expect(tensorops(['inspect', st('single.safetensors'), '-o', 'x']).status).toBe(2);
   });
 });
@@ -222,5 +224,71 @@ describe('tensorops inspect: .npz members that are not tensors', () => {
       expect(r.status, name).toBe(0);
       expect(JSON.parse(r.stdout.toString()).tensors[0].name).toBe(name);
     }
+  });
+});
+
+describe('tensorops inspect -: a file on stdin', () => {
+  /** The JSON report of `path` given as a path, and on stdin as a pipe and as a regular file. */
+  function reports(path: string, flags: string[] = []) {
+    const json = (stdout: Buffer) => JSON.parse(stdout.toString());
+    const byPath = tensorops(['inspect', path, '--json', ...flags]);
+    const piped = tensorops(['inspect', '-', '--json', ...flags], {
+      input: readFileSync(join(REPO, path)),
+    });
+    const fd = openSync(join(REPO, path), 'r');
+    try {
+      const redirected = spawnSync(process.execPath, [BIN, 'inspect', '-', '--json', ...flags], {
+        stdio: [fd, 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH ?? '' },
+      });
+      for (const r of [byPath, piped]) expect(r.status).toBe(0);
+      expect(redirected.status).toBe(0);
+      return {
+        byPath: json(byPath.stdout),
+        piped: json(piped.stdout),
+        redirected: json(redirected.stdout),
+      };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  it('reads every container from a pipe or a redirected file, as from its path', () => {
+    for (const path of [npy('f4-le-c.npy'), st('single.safetensors'), npz('savez.npz')]) {
+      const { byPath, piped, redirected } = reports(path, ['--verify']);
+      expect(piped).toEqual({ ...byPath, file: 'stdin' });
+      expect(redirected).toEqual({ ...byPath, file: 'stdin' });
+    }
+  });
+
+  it('reads only the header from a pipe unless --verify: a file of any size costs its header', () => {
+    // A .npy header declaring 8 GB of float64, and none of its data.
+    const dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000,), }";
+    const header = Buffer.from(`\x93NUMPY\x01\x00\x76\x00${dict.padEnd(117)}\n`, 'latin1');
+    expect(header.length).toBe(128);
+    const r = tensorops(['inspect', '-', '--json'], { input: header });
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout.toString());
+    expect(report.size).toBe(128 + 8e9);
+    expect(report.tensors[0]).toMatchObject({ dtype: 'float64', shape: [1e9], nbytes: 8e9 });
+    const verify = tensorops(['inspect', '-', '--verify'], { input: header });
+    expect(verify.status).toBe(1);
+    expect(verify.stderr).toBe(
+      'tensorops: error: stdin: input exceeds the 4294967296-byte limit\n',
+    );
+  });
+
+  it('refuses what is no tensor file, or ends early, in one line naming stdin', () => {
+    const text = tensorops(['inspect', '-'], { input: Buffer.from('1,2,3\n') });
+    expect(text.status).toBe(1);
+    expect(text.stderr).toMatch(
+      /^tensorops: error: stdin: not a \.npy, \.npz or \.safetensors file[^\n]*\n$/,
+    );
+    const whole = readFileSync(join(REPO, npy('f4-le-c.npy')));
+    const cut = tensorops(['inspect', '-', '--verify'], {
+      input: whole.subarray(0, whole.length - 1),
+    });
+    expect(cut.status).toBe(1);
+    expect(cut.stderr).toMatch(/^tensorops: error: stdin: [^\n]*truncated[^\n]*\n$/);
   });
 });

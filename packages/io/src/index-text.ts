@@ -1,5 +1,18 @@
 import { createTensor, type Tensor, TensorOpsError } from '@tensorops/core';
 import { quote } from './text.js';
+import {
+  BOM,
+  CLOSE,
+  COMMA,
+  CR,
+  isBlank,
+  JsonArrayShape,
+  LF,
+  OPEN,
+  SPACE,
+  TAB,
+  TextPosition,
+} from './text-grammar.js';
 
 // Index tensors written as text, for shells: `seq 0 9`, `3,1,4`, a CSV of pairs, or a JSON array.
 //
@@ -31,27 +44,14 @@ const INT64_DIGITS = 19;
  * the token here never changes the message.
  */
 const QUOTED_BYTES = 256;
-/**
- * Deepest JSON array read: numpy's limit on dimensions (NPY_MAXDIMS), so that the nesting a parse
- * keeps track of stays small however many `[` the input opens.
- */
-const MAX_JSON_DEPTH = 64;
 const TWO_32 = 4294967296;
 
-const LF = 0x0a;
-const CR = 0x0d;
-const SPACE = 0x20;
-const TAB = 0x09;
-const COMMA = 0x2c;
 const MINUS = 0x2d;
 const PLUS = 0x2b;
 const ZERO = 0x30;
 const NINE = 0x39;
-const OPEN = 0x5b;
-const CLOSE = 0x5d;
 
 const isDigit = (b: number) => b >= ZERO && b <= NINE;
-const isBlank = (b: number) => b === SPACE || b === TAB;
 
 /**
  * Parses index text (see the grammar above) into an int64 tensor. `input` is a string or UTF-8
@@ -129,64 +129,25 @@ function loadtxtShape(rows: number, width: number): number[] {
   return [rows, width].filter((n) => n !== 1);
 }
 
-/**
- * A JSON array of integers, checked rectangular as it is read: every array at the same depth
- * has the same length (`dims`), and integers sit only at the deepest level.
- */
+/** A JSON array of integers, its structure checked as it is read (JsonArrayShape). */
 function parseJsonArray(p: Cursor, values: Int64Builder): number[] {
-  const dims: number[] = [];
-  const counts: number[] = [];
-  let leafDepth = -1;
-  let maxDepth = 0;
-  let expectValue = true;
+  const shape = new JsonArrayShape('an integer');
   for (;;) {
     const b = p.skipWhitespace();
-    const depth = counts.length;
-    if (b === -1) p.fail(p.pos, "expected ']'");
-    if (b === CLOSE) {
-      if (depth === 0) p.fail(p.pos, "unexpected ']'");
-      const count = counts[depth - 1] as number;
-      if (expectValue && count > 0) p.fail(p.pos, "expected a value before ']'");
-      const known = dims[depth - 1];
-      if (known === undefined) dims[depth - 1] = count;
-      else if (known !== count) {
-        p.fail(p.pos, `ragged array: ${count} items here, ${known} in an earlier one`);
-      }
-      counts.pop();
-      p.pos++;
-      if (counts.length > 0) counts[counts.length - 1] = (counts.at(-1) as number) + 1;
-      else {
-        if (p.skipWhitespace() !== -1) p.fail(p.pos, 'unexpected text after the JSON array');
-        return dims.slice(0, maxDepth);
-      }
-      expectValue = false;
-      continue;
-    }
-    if (!expectValue) {
-      if (b !== COMMA) p.fail(p.pos, "expected ',' or ']'");
-      p.pos++;
-      expectValue = true;
-      if (p.skipWhitespace() === CLOSE) p.fail(p.pos, "expected a value after ','");
-      continue;
-    }
-    if (b === OPEN) {
-      if (leafDepth !== -1 && depth >= leafDepth)
-        p.fail(p.pos, 'expected an integer, not an array');
-      if (depth === MAX_JSON_DEPTH) {
-        p.fail(p.pos, `arrays nested deeper than ${MAX_JSON_DEPTH} levels`);
-      }
-      counts.push(0);
-      maxDepth = Math.max(maxDepth, counts.length);
-      p.pos++;
-      continue;
-    }
-    if (leafDepth === -1) {
-      if (depth < maxDepth) p.fail(p.pos, 'expected an array, not an integer');
-      leafDepth = depth;
-    } else if (depth !== leafDepth) p.fail(p.pos, 'expected an array, not an integer');
-    p.readInteger(values, true);
-    counts[depth - 1] = (counts[depth - 1] as number) + 1;
-    expectValue = false;
+    const problem =
+      b === -1
+        ? shape.end()
+        : b === OPEN
+          ? shape.open()
+          : b === CLOSE
+            ? shape.close()
+            : b === COMMA
+              ? shape.comma()
+              : shape.leaf();
+    if (problem !== undefined) p.fail(p.pos, problem);
+    if (b === -1) return shape.shape();
+    if (b === OPEN || b === CLOSE || b === COMMA) p.pos++;
+    else p.readInteger(values, true);
   }
 }
 
@@ -307,7 +268,7 @@ class Cursor {
 
 /** 3 when the bytes start with the UTF-8 byte order mark, else 0. */
 function bomLength(b: Uint8Array): number {
-  return b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  return BOM.every((v, i) => b[i] === v) ? BOM.length : 0;
 }
 
 /** 2 for \r\n, 1 for a lone \n or \r, 0 for anything else (the end included). */
@@ -318,25 +279,13 @@ function lineEndLength(bytes: Uint8Array, at: number): number {
   return bytes[at + 1] === LF ? 2 : 1;
 }
 
-/**
- * The 1-based line and column of byte `at`, lines ending as the grammar says. The column counts
- * characters by the bytes that start one in UTF-8; a leading BOM is not one (an editor hides it).
- */
+/** The 1-based line and column of byte `at` (TextPosition's); a leading BOM is no character. */
 function lineAndColumn(bytes: Uint8Array, at: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = bomLength(bytes);
-  for (let i = lineStart; i < at; i++) {
-    const c = bytes[i];
-    if (c !== CR && c !== LF) continue;
-    // The \n of a \r\n ends no second line.
-    if (c === CR || bytes[i - 1] !== CR) line++;
-    lineStart = i + 1;
-  }
-  let column = 1;
-  for (let i = lineStart; i < at; i++) {
-    if (((bytes[i] as number) & 0xc0) !== 0x80) column++;
-  }
-  return { line, column };
+  const position = new TextPosition();
+  for (let i = bomLength(bytes); i < at; i++) position.advance(bytes[i] as number);
+  if (at < bytes.length) position.advance(bytes[at] as number);
+  else position.end();
+  return position;
 }
 
 /** Grows int64 storage as values arrive, as little-endian 32-bit halves (no BigInt per value). */

@@ -15,6 +15,8 @@ export {
   widenBytesToFloat32,
   widenToFloat32,
 } from './convert.js';
+export { type DataTextOptions, parseDataText, readDataText } from './data-text.js';
+export { DATA_TEXT_DTYPES, type DataTextDtype } from './data-text-values.js';
 export {
   type FileGatherMode,
   type FileGatherOptions,

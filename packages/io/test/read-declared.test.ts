@@ -10,6 +10,7 @@ import { tensorFrom } from '@tensorops/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeNpy, encodeNpy, encodeNpyHeader, encodeSafetensors } from '../src/index.js';
 import { openNpyStream, openTensorFile, readDeclaredBytes } from '../src/node/index.js';
+import { openTensorHeader } from '../src/node/internal.js';
 import { MAX_STREAM_BYTES } from '../src/node/read.js';
 import { expectRejection } from './helpers.js';
 
@@ -162,4 +163,26 @@ describe('devices and endless pipes', () => {
       }
     },
   );
+});
+
+describe('openTensorHeader', () => {
+  it('lists the tensors of an endless stream from its header alone, and never reads the data', async () => {
+    const t = tensorFrom('float32', [2, 3], [1, 2, 3, 4, 5, 6]);
+    for (const head of [
+      encodeNpyHeader(t),
+      encodeSafetensors([{ name: 'w', tensor: t }]).subarray(0, -t.data.length),
+    ]) {
+      const { stream, seen } = endless(head);
+      const file = await openTensorHeader(stream, 'stdin');
+      expect(file.tensors.map((s) => [s.dtype, s.shape, s.nbytes])).toEqual([
+        ['float32', [2, 3], 24],
+      ]);
+      expect(seen.chunks).toBe(0);
+      expect(seen.closed).toBe(true);
+      const error = await expectRejection(file.read(file.tensors[0] as never));
+      expect(error.code).toBe('E_IO');
+      expect(error.message).toContain('stdin: only its header was read');
+      await file.close();
+    }
+  });
 });

@@ -8,6 +8,7 @@ import {
 import { isStdio } from '../args/dashes.js';
 import { usageError } from '../args/usage-errors.js';
 import { chooseFormat } from '../format/output-format.js';
+import { loadDataTextInput, TEXT_INPUT_FLAGS } from '../input/data-text-input.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import { loadTensor } from '../input/inputs.js';
 import { openOptions } from '../input/remote.js';
@@ -17,11 +18,13 @@ import { type CommandSpec, examples } from './command.js';
 
 export const convertCommand: CommandSpec = {
   command: 'convert <in> <out>',
-  describe: 'convert between .npy, .npz and .safetensors bit for bit, or to JSON, CSV, TSV',
+  describe:
+    'convert between .npy, .npz and .safetensors bit for bit, to JSON, CSV, TSV, or from text data (CSV, TSV, blank-separated, JSON)',
   // OUT is the target, and it is never shown as a view on a terminal.
   options: {
     ...outputFlags('format', 'json', 'force', 'header', 'quiet'),
     ...HTTP_FLAGS,
+    ...TEXT_INPUT_FLAGS,
     compress: {
       type: 'boolean',
       describe: 'deflate .npz members (np.savez_compressed); default stored, like np.savez',
@@ -32,7 +35,8 @@ export const convertCommand: CommandSpec = {
     y
       .positional('in', {
         type: 'string',
-        describe: 'a file (every tensor), FILE:NAME (one tensor), or - for .npy on stdin',
+        describe:
+          'a file (every tensor), FILE:NAME (one tensor), text data (.csv/.tsv/.txt/.json, as numpy.loadtxt reads it), or - for .npy on stdin (text with --from)',
       })
       .positional('out', {
         type: 'string',
@@ -50,6 +54,12 @@ export const convertCommand: CommandSpec = {
           ['$0 convert data.npy data.safetensors:x', 'a .npy tensor stored under the name x'],
           ['$0 convert arrays.npz:x x.csv', 'one tensor as CSV (numpy.loadtxt reads it back)'],
           ['$0 convert data.npy - --format tsv | head', 'tab-separated text on stdout'],
+          ['$0 convert rows.csv rows.npy --dtype float32', 'CSV rows as a [rows, columns] tensor'],
+          [
+            "$0 convert log.txt x.npy --delimiter ';' --skip-rows 1",
+            'one header line skipped, # comments ignored',
+          ],
+          ['cat x.json | $0 convert - x.npy --from json', 'nested JSON arrays on stdin'],
         ]),
       ),
   run: async (args, io) => {
@@ -62,8 +72,9 @@ export const convertCommand: CommandSpec = {
         path: isStdio(output) ? undefined : parseOutputRef(output).path,
       }) ?? 'npy';
     const holdsOne = target !== 'npz' && target !== 'safetensors';
-    if (isStdio(input)) {
-      const tensor = await loadTensor('-', io);
+    const text = await loadDataTextInput(input, args, io);
+    if (text !== undefined || isStdio(input)) {
+      const tensor = text ?? (await loadTensor('-', io));
       return {
         kind: 'tensors',
         entries: [{ name: undefined, data: streamOfTensor(tensor) }],

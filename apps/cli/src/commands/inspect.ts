@@ -10,6 +10,7 @@ import { choiceOption } from '../args/flag-values.js';
 import { usageError } from '../args/usage-errors.js';
 import { formatBytes } from '../format/bytes.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
+import { openStdinFile } from '../input/inputs.js';
 import { nameMatcher } from '../input/name-glob.js';
 import { openOptions } from '../input/remote.js';
 import { pickTensor } from '../input/tensor-names.js';
@@ -49,9 +50,13 @@ interface Inspected {
 }
 
 async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Inspected> {
-  const { path, name } = resolveTensorRefOnDisk(ref);
+  const { path, name } = isStdio(ref)
+    ? { path: ref, name: undefined }
+    : resolveTensorRefOnDisk(ref);
   // Headers and the zip directory only, unless --verify: then every byte.
-  const file = await openTensorFile(path, openOptions(name, io));
+  const file = isStdio(ref)
+    ? await openStdinFile(io, args.verify === true)
+    : await openTensorFile(path, openOptions(name, io));
   try {
     const matches = args.filter === undefined ? () => true : nameMatcher(String(args.filter));
     let tensors = name === undefined ? file.tensors : [pickTensor(file, name)];
@@ -154,7 +159,7 @@ export const inspectCommand: CommandSpec = {
       .positional('files', {
         type: 'string',
         describe:
-          'tensor files or sharded checkpoints (*.safetensors.index.json); FILE:NAME shows one tensor',
+          'tensor files or sharded checkpoints (*.safetensors.index.json); FILE:NAME shows one tensor; - reads stdin',
       })
       .example(
         examples([
@@ -175,11 +180,14 @@ export const inspectCommand: CommandSpec = {
             'several files, some tensors, by name',
           ],
           ['$0 inspect checkpoint.npz --verify', 'check every byte; exit 1 naming a bad tensor'],
+          ['curl -s URL | $0 inspect -', 'a file on stdin: only its header is read from a pipe'],
         ]),
       ),
   run: async (args, io) => {
     const refs = (args.files as readonly string[]).map(String);
-    if (refs.some(isStdio)) throw usageError('inspect reads a file, not standard input');
+    if (refs.filter(isStdio).length > 1) {
+      throw usageError('standard input (-) can be used for one input only');
+    }
     const format =
       args.format === undefined
         ? undefined

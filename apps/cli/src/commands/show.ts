@@ -9,6 +9,7 @@ import {
 import { isStdio } from '../args/dashes.js';
 import { integerOption } from '../args/flag-values.js';
 import { usageError } from '../args/usage-errors.js';
+import { loadDataTextInput, TEXT_INPUT_FLAGS } from '../input/data-text-input.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import { loadTensor } from '../input/inputs.js';
 import { openOptions } from '../input/remote.js';
@@ -23,6 +24,7 @@ export const showCommand: CommandSpec = {
   options: {
     ...TENSOR_OUTPUT_FLAGS,
     ...HTTP_FLAGS,
+    ...TEXT_INPUT_FLAGS,
     head: {
       type: 'string',
       describe: 'only the first N entries along axis 0 (only their bytes are read)',
@@ -32,7 +34,8 @@ export const showCommand: CommandSpec = {
     y
       .positional('ref', {
         type: 'string',
-        describe: 'FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, or - (.npy on stdin)',
+        describe:
+          'FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, text data (.csv/.tsv/.txt/.json), or - (.npy on stdin, text with --from)',
       })
       .example(
         examples([
@@ -41,15 +44,18 @@ export const showCommand: CommandSpec = {
           ['$0 show arrays.npz:x --format csv > x.csv', 'one tensor as CSV'],
           ['$0 show model.safetensors:bias -o bias.npy', 'the tensor as .npy (or --format npy)'],
           ['$0 show model.safetensors:bias --json | jq .shape', 'JSON for jq'],
+          ['$0 show rows.csv --dtype int64', 'CSV rows read as numpy.loadtxt reads them'],
         ]),
       ),
   run: async (args, io) => {
     const ref = String(args.ref);
     const head = args.head === undefined ? undefined : headOption(args.head);
-    if (isStdio(ref)) {
+    const text = await loadDataTextInput(ref, args, io);
+    if (text !== undefined || isStdio(ref)) {
       // A regular file on stdin is read as that file; a pipe once, its declared bytes only.
-      const tensor = await loadTensor(ref, io);
-      return { kind: 'tensor', tensor: headOfTensor(tensor, head), label: 'stdin', piped: 'text' };
+      const tensor = text ?? (await loadTensor(ref, io));
+      const label = isStdio(ref) ? 'stdin' : ref;
+      return { kind: 'tensor', tensor: headOfTensor(tensor, head), label, piped: 'text' };
     }
     const { path, name } = resolveTensorRefOnDisk(ref);
     const file = await openTensorFile(path, openOptions(name, io));

@@ -1,13 +1,15 @@
-import type { Tensor } from '@tensorops/core';
+import { isTensorOpsError, type Tensor, TensorOpsError } from '@tensorops/core';
 import {
   type NpyOnStream,
   openNpyStream,
+  openTensorBytes,
   openTensorFile,
+  readDeclaredBytes,
   resolveTensorRefOnDisk,
   type StoredTensor,
   type TensorFile,
 } from '@tensorops/io/node';
-import { canReadMany, rangeReadable } from '@tensorops/io/node/internal';
+import { canReadMany, openTensorHeader, rangeReadable } from '@tensorops/io/node/internal';
 import { isStdio } from '../args/dashes.js';
 import { usageError } from '../args/usage-errors.js';
 import type { CliIO } from '../run/cli-io.js';
@@ -48,6 +50,24 @@ async function openRef(ref: string, io: CliIO, copyAhead = false): Promise<Opene
   const path = stdinFilePath(io);
   if (path !== undefined) return { file: await openTensorFile(path, { label: 'stdin' }) };
   return { npy: await openNpyStream(stdinPipeFd(io) ?? io.stdin, 'stdin', { copyAhead }) };
+}
+
+/**
+ * The tensor file on stdin, whatever its format: a regular file by path (read by range); a pipe
+ * from its header alone, or with `data` as far as its header declares (within the stream limit
+ * of readDeclaredBytes). A .npz on a pipe, whose directory is at its end, is read whole.
+ */
+export async function openStdinFile(io: CliIO, data: boolean): Promise<TensorFile> {
+  const path = stdinFilePath(io);
+  if (path !== undefined) return openTensorFile(path, { label: 'stdin' });
+  try {
+    if (!data) return await openTensorHeader(io.stdin, 'stdin');
+    return await openTensorBytes(await readDeclaredBytes(io.stdin, 'stdin'), 'stdin');
+  } catch (error) {
+    // The first bytes' errors name no input: they gain the name here.
+    if (!isTensorOpsError(error) || error.message.startsWith('stdin')) throw error;
+    throw new TensorOpsError(error.code, `stdin: ${error.message}`, { cause: error });
+  }
 }
 
 /** The data of a .npy on a pipe, read once into one buffer of the declared size. */

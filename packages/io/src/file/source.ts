@@ -45,6 +45,24 @@ export function bufferSource(bytes: Uint8Array, label = 'buffer'): ByteSource {
   return new BufferSource(label, bytes);
 }
 
+/**
+ * The first bytes of a file of `size` bytes, the rest never read (a header from a stream): reads
+ * within `bytes` are served, a read past them is an E_IO error naming the label.
+ */
+export function headerSource(bytes: Uint8Array, size: number, label: string): ByteSource {
+  return {
+    label,
+    size,
+    async read(target, position) {
+      if (position + target.length > bytes.length && position < size) {
+        throw new TensorOpsError('E_IO', `${label}: only its header was read, not its data`);
+      }
+      return bufferSource(bytes, label).read(target, position);
+    },
+    async close() {},
+  };
+}
+
 /** Exactly `length` bytes at `position`, or E_FORMAT naming `what` when the source ends first. */
 export async function readExactly(
   source: ByteSource,

@@ -7,4 +7,4 @@ export { rangeReadable } from '../file/stored.js';
 export { isTensorStream } from '../file/tensor-stream.js';
 export { isHttpUrl, printableUrl } from '../remote/http-source.js';
 export { httpHeaderProblem } from '../remote/request-headers.js';
-export { type EncodedTensors, encodeTensors } from './tensor-file.js';
+export { type EncodedTensors, encodeTensors, openTensorHeader } from './tensor-file.js';

@@ -11,22 +11,28 @@ import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.
 import { Prefix } from './prefix.js';
 import { MAX_STREAM_BYTES } from './read.js';
 
-/** How many bytes the file is, from its header; reads only the header to find out. */
-async function declaredLength(prefix: Prefix, format: TensorFormat): Promise<number> {
+/**
+ * How many bytes the file's header takes and how many the whole file is, from its header; reads
+ * only the header to find out. A zip's directory is at its end: all of it is needed (the stream
+ * limit, with no header).
+ */
+async function declaredLayout(
+  prefix: Prefix,
+  format: TensorFormat,
+): Promise<{ header: number; total: number }> {
   if (format === 'npy') {
     const dataOffset = npyDataOffset(await prefix.take(12));
     const header = readNpyHeader(await prefix.take(dataOffset));
     // Trailing bytes are ignored by numpy and never read here.
-    return dataOffset + header.nbytes;
+    return { header: dataOffset, total: dataOffset + header.nbytes };
   }
   if (format === 'safetensors') {
     const length = safetensorsHeaderLength(await prefix.take(8));
     const header = parseSafetensorsHeader(await prefix.take(8 + length));
     // One byte more, so that the reader can refuse data after the last tensor, as for a file.
-    return header.dataOffset + header.dataBytes + 1;
+    return { header: header.dataOffset, total: header.dataOffset + header.dataBytes + 1 };
   }
-  // A zip's directory is at its end: all of it is needed.
-  return MAX_STREAM_BYTES;
+  return { header: 0, total: MAX_STREAM_BYTES };
 }
 
 /**
@@ -66,19 +72,48 @@ export async function readDeclaredBytes(
 ): Promise<Uint8Array> {
   const prefix = new Prefix(stream[Symbol.asyncIterator](), label);
   try {
-    const total = await declaredLength(prefix, format ?? formatOfMagic(await prefix.take(9)));
-    if (total > MAX_STREAM_BYTES) {
-      throw new TensorOpsError(
-        'E_IO',
-        `${label}: input exceeds the ${MAX_STREAM_BYTES}-byte limit`,
-      );
+    return await takeDeclared(prefix, label, format ?? formatOfMagic(await prefix.take(9)));
+  } finally {
+    await prefix.close();
+  }
+}
+
+async function takeDeclared(
+  prefix: Prefix,
+  label: string,
+  format: TensorFormat,
+): Promise<Uint8Array> {
+  const { total } = await declaredLayout(prefix, format);
+  if (total > MAX_STREAM_BYTES) {
+    throw new TensorOpsError('E_IO', `${label}: input exceeds the ${MAX_STREAM_BYTES}-byte limit`);
+  }
+  // A zip's length is unknown (MAX_STREAM_BYTES): its chunks are held and joined at the end.
+  const bytes = total === MAX_STREAM_BYTES ? await prefix.take(total) : await prefix.fill(total);
+  if (total === MAX_STREAM_BYTES && bytes.length === total) {
+    throw new TensorOpsError('E_IO', `${label}: input exceeds the ${total}-byte limit`);
+  }
+  return bytes;
+}
+
+/**
+ * The header of a tensor file on a stream and nothing after it: its bytes, the format, and the
+ * size of the file it declares (its data unread). A .npz, whose directory is at its end, is read
+ * whole, as readDeclaredBytes reads it (then `head` is the whole file).
+ */
+export async function readDeclaredHeader(
+  stream: AsyncIterable<Uint8Array | string>,
+  label: string,
+): Promise<{ head: Uint8Array; size: number; format: TensorFormat }> {
+  const prefix = new Prefix(stream[Symbol.asyncIterator](), label);
+  try {
+    const format = formatOfMagic(await prefix.take(9));
+    if (format === 'npz') {
+      const whole = await takeDeclared(prefix, label, format);
+      return { head: whole, size: whole.length, format };
     }
-    // A zip's length is unknown (MAX_STREAM_BYTES): its chunks are held and joined at the end.
-    const bytes = total === MAX_STREAM_BYTES ? await prefix.take(total) : await prefix.fill(total);
-    if (total === MAX_STREAM_BYTES && bytes.length === total) {
-      throw new TensorOpsError('E_IO', `${label}: input exceeds the ${total}-byte limit`);
-    }
-    return bytes;
+    const { header, total } = await declaredLayout(prefix, format);
+    // The size a file of that header has: the byte a safetensors read looks for beyond is left out.
+    return { head: await prefix.take(header), size: format === 'npy' ? total : total - 1, format };
   } finally {
     await prefix.close();
   }

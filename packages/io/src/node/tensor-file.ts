@@ -8,7 +8,7 @@ import { npyReader } from '../file/npy-file.js';
 import { type FormatReaders, openTensorSource } from '../file/open.js';
 import { type OpenUrlOptions, openUrlWith } from '../file/open-url.js';
 import { safetensorsReader } from '../file/safetensors-file.js';
-import { type ByteSource, bufferSource } from '../file/source.js';
+import { type ByteSource, bufferSource, headerSource } from '../file/source.js';
 import type { StoredTensor, TensorFile } from '../file/stored.js';
 import {
   checkedChunks,
@@ -24,6 +24,7 @@ import { planSafetensors } from '../safetensors.js';
 import { isShardIndexPath } from '../shard-index.js';
 import { quote } from '../text.js';
 import { npzChunks, npzReader } from './npz-file.js';
+import { readDeclaredHeader } from './read-declared.js';
 import { openShardIndexFile } from './shard-index-file.js';
 import { openSource } from './source.js';
 import { writeOutputPath } from './write-target.js';
@@ -74,6 +75,19 @@ export function openTensorBytes(
   format?: TensorFormat,
 ): Promise<TensorFile> {
   return openFrom(bufferSource(bytes, label), format ?? formatOfPath(label));
+}
+
+/**
+ * The tensor file on a stream (stdin, a pipe) opened from its header alone: its tensors are
+ * listed, its data is never read (reading a tensor is an E_IO error), so a file of any size costs
+ * its header. A .npz, whose directory is at its end, is read whole within the stream limit.
+ */
+export async function openTensorHeader(
+  stream: AsyncIterable<Uint8Array | string>,
+  label: string,
+): Promise<TensorFile> {
+  const { head, size, format } = await readDeclaredHeader(stream, label);
+  return openFrom(headerSource(head, size, label), format);
 }
 
 /** What `inspect` shows: the header of every tensor, the file's metadata. Reads no tensor data. */
