@@ -1,0 +1,165 @@
+// Part of a stored tensor, as numpy's basic slicing picks it, reading only the bytes it needs: the
+// runs of slice/segments.ts, filled chunk by chunk. Runs that lie close together are read as one
+// span (at most NEAR_GAP bytes between them are read along); a source that reads many ranges at
+// once (HTTP, a Blob) gets each chunk's spans in one call, which merges them into few requests. A tensor whose bytes are not range-readable (a
+// compressed .npz member, a Fortran-order array, a format that must decode it) is read whole and
+// sliced in memory. Memory and reads are bounded by the result and its runs, never by the tensor.
+
+import { type Dtype, dtypeSize, TensorOpsError } from '@tensorops/core';
+import { swapBytesInPlace } from '../layout.js';
+import { type FittedSlice, keepsAll } from '../slice/fit.js';
+import { slicedBytes, sliceRuns } from '../slice/segments.js';
+import { quote } from '../text.js';
+import { canReadMany } from './capabilities.js';
+import { fileError } from './errors.js';
+import {
+  loadableDtype,
+  rangeReadable,
+  STREAM_CHUNK_BYTES,
+  type StoredTensor,
+  swapUnitOf,
+  type TensorFile,
+} from './stored.js';
+import type { TensorStream } from './tensor-stream.js';
+
+/** Runs closer than this are read as one span, the bytes between them read along. */
+const NEAR_GAP = 4096;
+/** A span read for several runs is at most this long. */
+const MAX_SPAN = 1 << 20;
+
+interface Fill {
+  readonly position: number;
+  readonly target: Uint8Array;
+}
+
+/** The part `fitted` picks of the stored tensor `stored`, in bounded chunks. */
+export function sliceOfStored(
+  file: TensorFile,
+  stored: StoredTensor,
+  fitted: FittedSlice,
+): TensorStream {
+  if (keepsAll(fitted, stored.shape)) return file.stream(stored);
+  let dtype: Dtype;
+  try {
+    dtype = loadableDtype(stored);
+  } catch (cause) {
+    throw fileError(file.path, 'read', cause);
+  }
+  const nbytes = slicedBytes(fitted, dtype);
+  return {
+    dtype,
+    shape: fitted.shape,
+    nbytes,
+    chunks: () => slicedChunks(file, stored, fitted, dtype, nbytes),
+  };
+}
+
+async function* slicedChunks(
+  file: TensorFile,
+  stored: StoredTensor,
+  fitted: FittedSlice,
+  dtype: Dtype,
+  nbytes: number,
+): AsyncIterable<Uint8Array> {
+  if (nbytes === 0) return;
+  let fetch: (fills: Fill[]) => Promise<void>;
+  let swapUnit = 1;
+  if (rangeReadable(stored)) {
+    const offset = stored.offset as number;
+    if (offset + stored.nbytes > file.size) {
+      throw new TensorOpsError(
+        'E_FORMAT',
+        `${file.path}: data truncated: tensor ${quote(stored.name ?? '')} needs bytes up to offset ${offset + stored.nbytes}, the file ends at ${file.size}`,
+      );
+    }
+    fetch = (fills) => fetchFromFile(file, offset, fills);
+    swapUnit = swapUnitOf(stored, dtype);
+  } else {
+    const whole = await file.read(stored);
+    fetch = async (fills) => {
+      for (const f of fills)
+        f.target.set(whole.data.subarray(f.position, f.position + f.target.length));
+    };
+  }
+  const item = Math.max(1, dtypeSize(dtype));
+  const chunkBytes = Math.max(item, Math.floor(STREAM_CHUNK_BYTES / item) * item);
+  let produced = 0;
+  let out = new Uint8Array(Math.min(chunkBytes, nbytes));
+  let fill = 0;
+  let fills: Fill[] = [];
+  for (const run of sliceRuns(fitted, stored.shape, dtype)) {
+    for (let done = 0; done < run.length; ) {
+      // Chunks and runs are whole elements, so every cut falls between elements.
+      const take = Math.min(run.length - done, out.length - fill);
+      fills.push({ position: run.position + done, target: out.subarray(fill, fill + take) });
+      fill += take;
+      done += take;
+      if (fill === out.length) {
+        await fetch(fills);
+        swapBytesInPlace(out, swapUnit);
+        yield out;
+        produced += fill;
+        if (produced === nbytes) return;
+        out = new Uint8Array(Math.min(chunkBytes, nbytes - produced));
+        fill = 0;
+        fills = [];
+      }
+    }
+  }
+}
+
+/**
+ * Fills the reads (positions relative to the tensor's first byte at `offset`) from the file. Runs
+ * closer than NEAR_GAP are read as one span: the gap costs less than a request or a read call.
+ */
+async function fetchFromFile(file: TensorFile, offset: number, fills: Fill[]): Promise<void> {
+  const sorted = fills
+    .map((f) => ({ position: offset + f.position, target: f.target }))
+    .sort((a, b) => a.position - b.position);
+  const spans: { read: Fill; fills: Fill[] }[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    const first = sorted[i] as Fill;
+    let end = first.position + first.target.length;
+    let j = i + 1;
+    for (; j < sorted.length; j++) {
+      const next = sorted[j] as Fill;
+      const nextEnd = next.position + next.target.length;
+      if (next.position - end > NEAR_GAP || nextEnd - first.position > MAX_SPAN) break;
+      end = Math.max(end, nextEnd);
+    }
+    const target = j === i + 1 ? first.target : new Uint8Array(end - first.position);
+    spans.push({ read: { position: first.position, target }, fills: sorted.slice(i, j) });
+    i = j;
+  }
+  if (canReadMany(file)) {
+    try {
+      await file.readMany(spans.map((s) => s.read));
+    } catch (cause) {
+      throw fileError(file.path, 'read', cause);
+    }
+  } else {
+    for (const s of spans) await readExact(file, s.read.target, s.read.position);
+  }
+  for (const { read, fills: parts } of spans) {
+    if (parts.length === 1) continue;
+    for (const r of parts) {
+      const from = r.position - read.position;
+      r.target.set(read.target.subarray(from, from + r.target.length));
+    }
+  }
+}
+
+async function readExact(file: TensorFile, target: Uint8Array, position: number): Promise<void> {
+  let got: number;
+  try {
+    got = await file.readAt(target, position);
+  } catch (cause) {
+    throw fileError(file.path, 'read', cause);
+  }
+  if (got !== target.length) {
+    throw new TensorOpsError(
+      'E_FORMAT',
+      `${file.path}: data truncated: needs bytes up to offset ${position + target.length}, the file ends at ${position + got}`,
+    );
+  }
+}
