@@ -200,6 +200,7 @@ describe('tensorops flags belong to the commands that use them', () => {
       'header',
       'quiet',
       ...http,
+      'slice',
       'compress',
       ...common,
     ]);
@@ -208,12 +209,19 @@ describe('tensorops flags belong to the commands that use them', () => {
       ...output,
       ...http,
       'indices',
+      'slice',
       'axis',
       'batch-dims',
       'oob',
       ...common,
     ]);
-    expect(listedFlags(['show', '--help'])).toEqual([...output, ...http, 'head', ...common]);
+    expect(listedFlags(['show', '--help'])).toEqual([
+      ...output,
+      ...http,
+      'slice',
+      'head',
+      ...common,
+    ]);
   });
 
   it("a boolean flag typed before the command name is read as that command's flag", () => {

@@ -1,16 +1,11 @@
-import { parseOutputRef } from '@tensorops/io';
-import {
-  openTensorFile,
-  resolveTensorRefOnDisk,
-  streamOfTensor,
-  type TensorFile,
-} from '@tensorops/io/node';
+import { parseOutputRef, sliceOfStored } from '@tensorops/io';
+import { type StoredTensor, streamOfTensor, type TensorStream } from '@tensorops/io/node';
 import { isStdio } from '../args/dashes.js';
 import { usageError } from '../args/usage-errors.js';
 import { chooseFormat } from '../format/output-format.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
-import { loadTensor } from '../input/inputs.js';
-import { openOptions } from '../input/remote.js';
+import { fittedOrThrow, loadTensor, openSlicedRef } from '../input/inputs.js';
+import { SLICE_FLAG } from '../input/sliced-ref.js';
 import { namesHint, pickTensor } from '../input/tensor-names.js';
 import { outputFlags } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
@@ -22,6 +17,7 @@ export const convertCommand: CommandSpec = {
   options: {
     ...outputFlags('format', 'json', 'force', 'header', 'quiet'),
     ...HTTP_FLAGS,
+    ...SLICE_FLAG,
     compress: {
       type: 'boolean',
       describe: 'deflate .npz members (np.savez_compressed); default stored, like np.savez',
@@ -32,7 +28,8 @@ export const convertCommand: CommandSpec = {
     y
       .positional('in', {
         type: 'string',
-        describe: 'a file (every tensor), FILE:NAME (one tensor), or - for .npy on stdin',
+        describe:
+          'a file (every tensor), FILE:NAME (one tensor), or - for .npy on stdin; REF[SLICE] converts part of one tensor',
       })
       .positional('out', {
         type: 'string',
@@ -50,6 +47,7 @@ export const convertCommand: CommandSpec = {
           ['$0 convert data.npy data.safetensors:x', 'a .npy tensor stored under the name x'],
           ['$0 convert arrays.npz:x x.csv', 'one tensor as CSV (numpy.loadtxt reads it back)'],
           ['$0 convert data.npy - --format tsv | head', 'tab-separated text on stdout'],
+          ["$0 convert 'model.safetensors:embed.weight[:1000]' head.npy", 'the first 1000 rows'],
         ]),
       ),
   run: async (args, io) => {
@@ -63,7 +61,7 @@ export const convertCommand: CommandSpec = {
       }) ?? 'npy';
     const holdsOne = target !== 'npz' && target !== 'safetensors';
     if (isStdio(input)) {
-      const tensor = await loadTensor('-', io);
+      const tensor = await loadTensor('-', io, { slice: args.slice });
       return {
         kind: 'tensors',
         entries: [{ name: undefined, data: streamOfTensor(tensor) }],
@@ -74,8 +72,7 @@ export const convertCommand: CommandSpec = {
         dispose: async () => {},
       };
     }
-    const { path, name } = resolveTensorRefOnDisk(input);
-    const file: TensorFile = await openTensorFile(path, openOptions(name, io));
+    const { file, name, slice } = await openSlicedRef(input, io, args.slice);
     try {
       // Every tensor: an .npz member that should be one but cannot be read refuses the whole.
       for (const other of name === undefined ? file.notTensors : []) {
@@ -95,9 +92,18 @@ export const convertCommand: CommandSpec = {
             : `${shown} holds ${picked.length} tensors, a .${target} file one: pick one as ${shown}:NAME or write .npz/.safetensors; ${names}`,
         );
       }
+      if (slice !== undefined && picked.length !== 1) {
+        throw usageError(
+          `a slice reads one tensor and ${file.path} holds ${picked.length}: pick one as ${file.path}:NAME[...]`,
+        );
+      }
+      const read = (t: StoredTensor): TensorStream => {
+        const picks = fittedOrThrow(file.path, t.shape, slice, undefined);
+        return picks === undefined ? file.stream(t) : sliceOfStored(file, t, picks);
+      };
       // stream() checks every dtype now (F4/F6 are refused before any file is created); the
       // data itself is read while the output is written.
-      const entries = picked.map((t) => ({ name: t.name ?? undefined, data: file.stream(t) }));
+      const entries = picked.map((t) => ({ name: t.name ?? undefined, data: read(t) }));
       return {
         kind: 'tensors',
         entries,

@@ -100,6 +100,6 @@ export async function loadDataAndIndices(
 ): Promise<[data: Tensor, indices: Tensor]> {
   const dataRef = String(args.data);
   checkStdinOnce(dataRef, args);
-  const data = await loadTensor(dataRef, io);
+  const data = await loadTensor(dataRef, io, { slice: args.slice });
   return [data, await loadIndexOperand(args, io)];
 }

@@ -1,9 +1,10 @@
 // Part of a stored tensor, as numpy's basic slicing picks it, reading only the bytes it needs: the
 // runs of slice/segments.ts, filled chunk by chunk. Runs that lie close together are read as one
 // span (at most NEAR_GAP bytes between them are read along); a source that reads many ranges at
-// once (HTTP, a Blob) gets each chunk's spans in one call, which merges them into few requests. A tensor whose bytes are not range-readable (a
-// compressed .npz member, a Fortran-order array, a format that must decode it) is read whole and
-// sliced in memory. Memory and reads are bounded by the result and its runs, never by the tensor.
+// once (HTTP, a Blob) gets each chunk's spans in one call, which merges them into few requests. A
+// tensor whose bytes are not range-readable (a compressed .npz member, a Fortran-order array, a
+// format that must decode it) is streamed as far as the last byte the slice needs and sliced in
+// memory. Memory and reads are bounded by the result and its runs, never by the tensor.
 
 import { type Dtype, dtypeSize, TensorOpsError } from '@tensorops/core';
 import { swapBytesInPlace } from '../layout.js';
@@ -75,10 +76,9 @@ async function* slicedChunks(
     fetch = (fills) => fetchFromFile(file, offset, fills);
     swapUnit = swapUnitOf(stored, dtype);
   } else {
-    const whole = await file.read(stored);
+    const data = await leadingBytes(file.stream(stored), lastByteOf(fitted, stored, dtype));
     fetch = async (fills) => {
-      for (const f of fills)
-        f.target.set(whole.data.subarray(f.position, f.position + f.target.length));
+      for (const f of fills) f.target.set(data.subarray(f.position, f.position + f.target.length));
     };
   }
   const item = Math.max(1, dtypeSize(dtype));
@@ -106,6 +106,37 @@ async function* slicedChunks(
       }
     }
   }
+}
+
+/** Where the last byte the slice needs ends, counted from the tensor's first byte. */
+function lastByteOf(fitted: FittedSlice, stored: StoredTensor, dtype: Dtype): number {
+  let end = 0;
+  for (const run of sliceRuns(fitted, stored.shape, dtype)) {
+    end = Math.max(end, run.position + run.length);
+  }
+  return end;
+}
+
+/**
+ * The first `length` bytes of a tensor that cannot be read by range, from its stream: the stream
+ * stops there (a deflated member is inflated only that far; `--head` of it reads its head).
+ */
+async function leadingBytes(stream: TensorStream, length: number): Promise<Uint8Array> {
+  const data = new Uint8Array(length);
+  let at = 0;
+  for await (const chunk of stream.chunks()) {
+    const take = Math.min(chunk.byteLength, length - at);
+    data.set(chunk.subarray(0, take), at);
+    at += take;
+    if (at === length) break;
+  }
+  if (at !== length) {
+    throw new TensorOpsError(
+      'E_FORMAT',
+      `tensor stream produced ${at} bytes, expected at least ${length}`,
+    );
+  }
+  return data;
 }
 
 /**

@@ -141,7 +141,7 @@ function unexpected(text: string, at: number, end: number, expected?: string): T
   const c = text[at] as string;
   const what = expected ?? "an integer, ':' or '...'";
   if (c === '[' || c === ']') {
-    return malformed(at + 1, `brackets inside a slice (expected ${what})`);
+    return malformed(at + 1, 'brackets inside a slice (a slice has no nesting)');
   }
   const shown = /^[\x21-\x7e]$/.test(c)
     ? `'${c}'`
