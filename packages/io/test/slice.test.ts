@@ -342,6 +342,31 @@ describe('sliceOfStored reads only the bytes the slice needs', () => {
     }
   });
 
+  it('more runs than one chunk keeps, on a file and a Blob', async () => {
+    // 300,000 runs of one element each: the chunks close at MAX_FILLS runs.
+    const n = 900_000;
+    const t: Tensor = {
+      dtype: 'int32',
+      shape: [n],
+      data: new Uint8Array(new Int32Array(n).map((_, i) => i * 3 + 1).buffer),
+    };
+    const path = join(dir, 'long.npy');
+    await writeTensorFile(path, t);
+    const expected = referenceSlice(t, [{ start: -2, step: -3 }]);
+    for (const file of [
+      await openTensorFile(path),
+      await openTensorBlob(new Blob([readFileSync(path)]), { label: path }),
+    ]) {
+      try {
+        const got = await sliceOfFile(file, '-2::-3');
+        expect(got.shape).toEqual([300_000]);
+        expect(Buffer.from(got.data).equals(Buffer.from(expected.data))).toBe(true);
+      } finally {
+        await file.close();
+      }
+    }
+  });
+
   it('in a sharded checkpoint, from the shard that holds the tensor', async () => {
     const shards = await mkdtemp(join(dir, 'sharded-'));
     copyShardedCheckpoint(shards);

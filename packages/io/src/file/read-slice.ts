@@ -28,10 +28,15 @@ const NEAR_GAP = 4096;
 /** A span read for several runs is at most this long. */
 const MAX_SPAN = 1 << 20;
 
+/** A chunk's run bytes: `length` bytes from `position` (in the tensor) to `at` in the chunk. */
 interface Fill {
   readonly position: number;
-  readonly target: Uint8Array;
+  readonly at: number;
+  readonly length: number;
 }
+
+/** Runs per chunk at most: the bookkeeping of a chunk stays small however short its runs. */
+const MAX_FILLS = 1 << 16;
 
 /** The part `fitted` picks of the stored tensor `stored`, in bounded chunks. */
 export function sliceOfStored(
@@ -63,7 +68,7 @@ async function* slicedChunks(
   nbytes: number,
 ): AsyncIterable<Uint8Array> {
   if (nbytes === 0) return;
-  let fetch: (fills: Fill[]) => Promise<void>;
+  let fetch: (out: Uint8Array, fills: readonly Fill[]) => Promise<void>;
   let swapUnit = 1;
   if (rangeReadable(stored)) {
     const offset = stored.offset as number;
@@ -73,12 +78,12 @@ async function* slicedChunks(
         `${file.path}: data truncated: tensor ${quote(stored.name ?? '')} needs bytes up to offset ${offset + stored.nbytes}, the file ends at ${file.size}`,
       );
     }
-    fetch = (fills) => fetchFromFile(file, offset, fills);
+    fetch = (out, fills) => fetchFromFile(file, offset, out, fills);
     swapUnit = swapUnitOf(stored, dtype);
   } else {
     const data = await leadingBytes(file.stream(stored), lastByteOf(fitted, stored, dtype));
-    fetch = async (fills) => {
-      for (const f of fills) f.target.set(data.subarray(f.position, f.position + f.target.length));
+    fetch = async (out, fills) => {
+      for (const f of fills) out.set(data.subarray(f.position, f.position + f.length), f.at);
     };
   }
   const item = Math.max(1, dtypeSize(dtype));
@@ -91,13 +96,14 @@ async function* slicedChunks(
     for (let done = 0; done < run.length; ) {
       // Chunks and runs are whole elements, so every cut falls between elements.
       const take = Math.min(run.length - done, out.length - fill);
-      fills.push({ position: run.position + done, target: out.subarray(fill, fill + take) });
+      fills.push({ position: run.position + done, at: fill, length: take });
       fill += take;
       done += take;
-      if (fill === out.length) {
-        await fetch(fills);
-        swapBytesInPlace(out, swapUnit);
-        yield out;
+      if (fill === out.length || fills.length === MAX_FILLS) {
+        const chunk = out.subarray(0, fill);
+        await fetch(chunk, fills);
+        swapBytesInPlace(chunk, swapUnit);
+        yield chunk;
         produced += fill;
         if (produced === nbytes) return;
         out = new Uint8Array(Math.min(chunkBytes, nbytes - produced));
@@ -140,42 +146,49 @@ async function leadingBytes(stream: TensorStream, length: number): Promise<Uint8
 }
 
 /**
- * Fills the reads (positions relative to the tensor's first byte at `offset`) from the file. Runs
- * closer than NEAR_GAP are read as one span: the gap costs less than a request or a read call.
+ * Fills `out` from the file, the fills' positions counted from the tensor's first byte at
+ * `offset`. Runs closer than NEAR_GAP are read as one span: the gap costs less than a request or
+ * a read call. A span of one run is read straight into `out`.
  */
-async function fetchFromFile(file: TensorFile, offset: number, fills: Fill[]): Promise<void> {
-  const sorted = fills
-    .map((f) => ({ position: offset + f.position, target: f.target }))
-    .sort((a, b) => a.position - b.position);
-  const spans: { read: Fill; fills: Fill[] }[] = [];
+async function fetchFromFile(
+  file: TensorFile,
+  offset: number,
+  out: Uint8Array,
+  fills: readonly Fill[],
+): Promise<void> {
+  const sorted = [...fills].sort((a, b) => a.position - b.position);
+  const spans: { position: number; target: Uint8Array; fills: readonly Fill[] }[] = [];
   for (let i = 0; i < sorted.length; ) {
     const first = sorted[i] as Fill;
-    let end = first.position + first.target.length;
+    let end = first.position + first.length;
     let j = i + 1;
     for (; j < sorted.length; j++) {
       const next = sorted[j] as Fill;
-      const nextEnd = next.position + next.target.length;
+      const nextEnd = next.position + next.length;
       if (next.position - end > NEAR_GAP || nextEnd - first.position > MAX_SPAN) break;
       end = Math.max(end, nextEnd);
     }
-    const target = j === i + 1 ? first.target : new Uint8Array(end - first.position);
-    spans.push({ read: { position: first.position, target }, fills: sorted.slice(i, j) });
+    const target =
+      j === i + 1
+        ? out.subarray(first.at, first.at + first.length)
+        : new Uint8Array(end - first.position);
+    spans.push({ position: offset + first.position, target, fills: sorted.slice(i, j) });
     i = j;
   }
   if (canReadMany(file)) {
     try {
-      await file.readMany(spans.map((s) => s.read));
+      await file.readMany(spans);
     } catch (cause) {
       throw fileError(file.path, 'read', cause);
     }
   } else {
-    for (const s of spans) await readExact(file, s.read.target, s.read.position);
+    for (const s of spans) await readExact(file, s.target, s.position);
   }
-  for (const { read, fills: parts } of spans) {
-    if (parts.length === 1) continue;
-    for (const r of parts) {
-      const from = r.position - read.position;
-      r.target.set(read.target.subarray(from, from + r.target.length));
+  for (const span of spans) {
+    if (span.fills.length === 1) continue;
+    const base = span.position - offset;
+    for (const f of span.fills) {
+      out.set(span.target.subarray(f.position - base, f.position - base + f.length), f.at);
     }
   }
 }
