@@ -367,6 +367,64 @@ describe('sliceOfStored reads only the bytes the slice needs', () => {
     }
   });
 
+  it('runs too far apart for one span, each read alone, on a file and a Blob', async () => {
+    // Every 1100th element of a row: 4400 bytes apart, more than 4 KiB.
+    const t: Tensor = {
+      dtype: 'float32',
+      shape: [40, 5000],
+      data: new Uint8Array(new Float32Array(40 * 5000).map((_, i) => i).buffer),
+    };
+    const path = join(dir, 'rows.safetensors');
+    await writeTensorFile(path, t, { name: 'x' });
+    for (const file of [
+      await openTensorFile(path),
+      await openTensorBlob(new Blob([readFileSync(path)]), { label: path }),
+    ]) {
+      try {
+        for (const [text, items] of [
+          ['::-1, ::1100', [{ step: -1 }, { step: 1100 }]],
+          [
+            '1::2, 4000::-1100',
+            [
+              { start: 1, step: 2 },
+              { start: 4000, step: -1100 },
+            ],
+          ],
+          ['::-1, 3', [{ step: -1 }, { index: 3 }]],
+        ] as const) {
+          const got = await sliceOfFile(file, text);
+          const expected = referenceSlice(t, items as unknown as Item[]);
+          expect(got.shape).toEqual(expected.shape);
+          expect(Buffer.from(got.data).equals(Buffer.from(expected.data)), text).toBe(true);
+        }
+      } finally {
+        await file.close();
+      }
+    }
+  });
+
+  it('a column of a 32 MiB table: its spans read in batches, on a file and a Blob', async () => {
+    const t: Tensor = {
+      dtype: 'float32',
+      shape: [8192, 1024],
+      data: new Uint8Array(new Float32Array(8192 * 1024).map((_, i) => i).buffer),
+    };
+    const path = join(dir, 'table.npy');
+    await writeTensorFile(path, t);
+    const expected = referenceSlice(t, [{}, { index: 5 }]);
+    for (const file of [
+      await openTensorFile(path),
+      await openTensorBlob(new Blob([readFileSync(path)]), { label: path }),
+    ]) {
+      try {
+        const got = await sliceOfFile(file, ':, 5');
+        expect(Buffer.from(got.data).equals(Buffer.from(expected.data))).toBe(true);
+      } finally {
+        await file.close();
+      }
+    }
+  });
+
   it('in a sharded checkpoint, from the shard that holds the tensor', async () => {
     const shards = await mkdtemp(join(dir, 'sharded-'));
     copyShardedCheckpoint(shards);

@@ -9,7 +9,7 @@
 import { type Dtype, dtypeSize, TensorOpsError } from '@tensorops/core';
 import { swapBytesInPlace } from '../layout.js';
 import { type FittedSlice, keepsAll } from '../slice/fit.js';
-import { slicedBytes, sliceRuns } from '../slice/segments.js';
+import { type ByteRun, copyRun, slicedBytes, sliceRuns } from '../slice/segments.js';
 import { quote } from '../text.js';
 import { canReadMany } from './capabilities.js';
 import { fileError } from './errors.js';
@@ -25,18 +25,22 @@ import type { TensorStream } from './tensor-stream.js';
 
 /** Runs closer than this are read as one span, the bytes between them read along. */
 const NEAR_GAP = 4096;
+/** Scratch memory for the spans of one batch of reads. */
+const SCRATCH_BYTES = 16 << 20;
 /** A span read for several runs is at most this long. */
 const MAX_SPAN = 1 << 20;
 
-/** A chunk's run bytes: `length` bytes from `position` (in the tensor) to `at` in the chunk. */
-interface Fill {
-  readonly position: number;
+/** Part of a strided run placed in a chunk: its runs go packed from `at` on. */
+interface Fill extends ByteRun {
   readonly at: number;
-  readonly length: number;
 }
 
-/** Runs per chunk at most: the bookkeeping of a chunk stays small however short its runs. */
+/** Bookkeeping units per chunk at most (a fill, or each run of a sparse one, is one). */
 const MAX_FILLS = 1 << 16;
+
+/** True when a strided run's runs lie too far apart to be read as one span. */
+const isSparse = (run: ByteRun): boolean =>
+  run.count > 1 && Math.abs(run.stride) - run.length > NEAR_GAP;
 
 /** The part `fitted` picks of the stored tensor `stored`, in bounded chunks. */
 export function sliceOfStored(
@@ -83,7 +87,7 @@ async function* slicedChunks(
   } else {
     const data = await leadingBytes(file.stream(stored), lastByteOf(fitted, stored, dtype));
     fetch = async (out, fills) => {
-      for (const f of fills) out.set(data.subarray(f.position, f.position + f.length), f.at);
+      for (const f of fills) copyRun(data, 0, f, out, f.at);
     };
   }
   const item = Math.max(1, dtypeSize(dtype));
@@ -91,15 +95,35 @@ async function* slicedChunks(
   let produced = 0;
   let out = new Uint8Array(Math.min(chunkBytes, nbytes));
   let fill = 0;
+  let units = 0;
   let fills: Fill[] = [];
   for (const run of sliceRuns(fitted, stored.shape, dtype)) {
-    for (let done = 0; done < run.length; ) {
-      // Chunks and runs are whole elements, so every cut falls between elements.
-      const take = Math.min(run.length - done, out.length - fill);
-      fills.push({ position: run.position + done, at: fill, length: take });
-      fill += take;
-      done += take;
-      if (fill === out.length || fills.length === MAX_FILLS) {
+    const { length, stride } = run;
+    const sparse = isSparse(run);
+    // Whole runs while they fit the chunk; a run longer than the room left is cut, and since
+    // chunks and runs are whole elements every cut falls between elements.
+    for (let e = 0, partial = 0; e < run.count; ) {
+      const room = out.length - fill;
+      const position = run.position + e * stride;
+      if (partial === 0 && length <= room) {
+        let m = Math.min(run.count - e, Math.floor(room / length));
+        if (sparse) m = Math.min(m, MAX_FILLS - units);
+        fills.push({ position, length, count: m, stride, at: fill });
+        units += sparse ? m : 1;
+        fill += m * length;
+        e += m;
+      } else {
+        const take = Math.min(length - partial, room);
+        fills.push({ position: position + partial, length: take, count: 1, stride: 0, at: fill });
+        units++;
+        fill += take;
+        partial += take;
+        if (partial === length) {
+          partial = 0;
+          e++;
+        }
+      }
+      if (fill === out.length || units >= MAX_FILLS) {
         const chunk = out.subarray(0, fill);
         await fetch(chunk, fills);
         swapBytesInPlace(chunk, swapUnit);
@@ -108,18 +132,23 @@ async function* slicedChunks(
         if (produced === nbytes) return;
         out = new Uint8Array(Math.min(chunkBytes, nbytes - produced));
         fill = 0;
+        units = 0;
         fills = [];
       }
     }
   }
 }
 
+/** The first byte of a strided run and the end of its last, counted as its positions are. */
+function extent(run: ByteRun): { lo: number; hi: number } {
+  const last = run.position + (run.count - 1) * run.stride;
+  return { lo: Math.min(run.position, last), hi: Math.max(run.position, last) + run.length };
+}
+
 /** Where the last byte the slice needs ends, counted from the tensor's first byte. */
 function lastByteOf(fitted: FittedSlice, stored: StoredTensor, dtype: Dtype): number {
   let end = 0;
-  for (const run of sliceRuns(fitted, stored.shape, dtype)) {
-    end = Math.max(end, run.position + run.length);
-  }
+  for (const run of sliceRuns(fitted, stored.shape, dtype)) end = Math.max(end, extent(run).hi);
   return end;
 }
 
@@ -146,9 +175,26 @@ async function leadingBytes(stream: TensorStream, length: number): Promise<Uint8
 }
 
 /**
+ * The fills as pieces that are each one read: a sparse fill's runs apart, a dense one's cut where
+ * its span would pass MAX_SPAN.
+ */
+function piecesOf(fills: readonly Fill[]): Fill[] {
+  const pieces: Fill[] = [];
+  for (const f of fills) {
+    const sparse = isSparse(f);
+    const most = sparse ? 1 : Math.max(1, Math.floor(MAX_SPAN / Math.max(1, Math.abs(f.stride))));
+    for (let e = 0; e < f.count; e += most) {
+      const count = Math.min(most, f.count - e);
+      pieces.push({ ...f, position: f.position + e * f.stride, count, at: f.at + e * f.length });
+    }
+  }
+  return pieces;
+}
+
+/**
  * Fills `out` from the file, the fills' positions counted from the tensor's first byte at
- * `offset`. Runs closer than NEAR_GAP are read as one span: the gap costs less than a request or
- * a read call. A span of one run is read straight into `out`.
+ * `offset`. Pieces closer than NEAR_GAP are read as one span: the gap costs less than a request
+ * or a read call. A span of one run is read straight into `out`.
  */
 async function fetchFromFile(
   file: TensorFile,
@@ -156,25 +202,51 @@ async function fetchFromFile(
   out: Uint8Array,
   fills: readonly Fill[],
 ): Promise<void> {
-  const sorted = [...fills].sort((a, b) => a.position - b.position);
-  const spans: { position: number; target: Uint8Array; fills: readonly Fill[] }[] = [];
+  const sorted = piecesOf(fills)
+    .map((piece) => ({ piece, ...extent(piece) }))
+    .sort((a, b) => a.lo - b.lo);
+  // Spans are read a batch at a time, their scratch buffers together at most SCRATCH_BYTES.
+  let batch: Span[] = [];
+  let scratch = 0;
   for (let i = 0; i < sorted.length; ) {
-    const first = sorted[i] as Fill;
-    let end = first.position + first.length;
+    const { lo, piece } = sorted[i] as (typeof sorted)[number];
+    let { hi } = sorted[i] as (typeof sorted)[number];
     let j = i + 1;
     for (; j < sorted.length; j++) {
-      const next = sorted[j] as Fill;
-      const nextEnd = next.position + next.length;
-      if (next.position - end > NEAR_GAP || nextEnd - first.position > MAX_SPAN) break;
-      end = Math.max(end, nextEnd);
+      const next = sorted[j] as (typeof sorted)[number];
+      if (next.lo - hi > NEAR_GAP || next.hi - lo > MAX_SPAN) break;
+      hi = Math.max(hi, next.hi);
     }
-    const target =
-      j === i + 1
-        ? out.subarray(first.at, first.at + first.length)
-        : new Uint8Array(end - first.position);
-    spans.push({ position: offset + first.position, target, fills: sorted.slice(i, j) });
+    const direct = j === i + 1 && piece.count === 1;
+    if (!direct && scratch + (hi - lo) > SCRATCH_BYTES) {
+      await readSpans(file, offset, out, batch);
+      batch = [];
+      scratch = 0;
+    }
+    const target = direct
+      ? out.subarray(piece.at, piece.at + piece.length)
+      : new Uint8Array(hi - lo);
+    if (!direct) scratch += hi - lo;
+    batch.push({ position: offset + lo, target, pieces: sorted.slice(i, j).map((x) => x.piece) });
     i = j;
   }
+  await readSpans(file, offset, out, batch);
+}
+
+/** One read: `target` filled from `position`, then its pieces copied to the chunk. */
+interface Span {
+  readonly position: number;
+  readonly target: Uint8Array;
+  readonly pieces: readonly Fill[];
+}
+
+/** Reads the spans (with readMany where the file has it) and copies their pieces to `out`. */
+async function readSpans(
+  file: TensorFile,
+  offset: number,
+  out: Uint8Array,
+  spans: readonly Span[],
+): Promise<void> {
   if (canReadMany(file)) {
     try {
       await file.readMany(spans);
@@ -182,13 +254,13 @@ async function fetchFromFile(
       throw fileError(file.path, 'read', cause);
     }
   } else {
-    for (const s of spans) await readExact(file, s.target, s.position);
+    for (const span of spans) await readExact(file, span.target, span.position);
   }
   for (const span of spans) {
-    if (span.fills.length === 1) continue;
-    const base = span.position - offset;
-    for (const f of span.fills) {
-      out.set(span.target.subarray(f.position - base, f.position - base + f.length), f.at);
+    const direct = span.pieces.length === 1 && (span.pieces[0] as Fill).count === 1;
+    if (direct) continue;
+    for (const piece of span.pieces) {
+      copyRun(span.target, span.position - offset, piece, out, piece.at);
     }
   }
 }

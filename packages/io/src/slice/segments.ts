@@ -1,15 +1,21 @@
-// Where the bytes of a slice lie in a C-order tensor: the runs of consecutive bytes, in the
+// Where the bytes of a slice lie in a C-order tensor: strided runs of consecutive bytes, in the
 // result's order. Axes at the end that the slice keeps whole form one block; the axis before them
-// extends the block to a run when it steps by 1. Every other picked position starts a run of its
-// own, so the runs number at most the result's elements and the work is linear in them. Pure.
+// extends the block to a run when it steps by 1. The last ranging axis before that is the stride
+// of a strided run, and every position of the axes before it starts one, so there are at most as
+// many strided runs as elements in the result, and the work is linear in them. Pure.
 
 import { type Dtype, dtypeSize, type Shape, type Tensor } from '@tensorops/core';
 import type { FittedSlice } from './fit.js';
 
-/** `length` bytes at `position`, counted from the tensor's first byte. */
+/**
+ * `count` runs of `length` bytes, the first at `position` (counted from the tensor's first byte),
+ * each `stride` bytes (negative: backwards) after the one before.
+ */
 export interface ByteRun {
   readonly position: number;
   readonly length: number;
+  readonly count: number;
+  readonly stride: number;
 }
 
 function product(values: readonly number[]): number {
@@ -62,13 +68,18 @@ export function* sliceRuns(
     const a = axes[k];
     return a?.kind === 'range' ? a.step * (strides[k] as number) : 0;
   };
-  // An odometer over the outer axes; `position` follows it incrementally.
+  // The last outer axis that ranges strides each run (index axes after it only add to the
+  // position); an odometer over the axes before it starts them, `position` following it.
+  let last = outer - 1;
+  while (last >= 0 && axes[last]?.kind !== 'range') last--;
+  const count = last >= 0 ? (counts[last] as number) : 1;
+  const stride = last >= 0 ? stepOf(last) : 0;
   const at = counts.map(() => 0);
   let position = runStart;
   for (let k = 0; k < outer; k++) position += firstOf(k);
   while (true) {
-    yield { position, length: runBytes };
-    let k = outer - 1;
+    yield { position, length: runBytes, count, stride };
+    let k = last - 1;
     for (; k >= 0; k--) {
       const done = (at[k] as number) + 1;
       if (done < (counts[k] as number)) {
@@ -83,13 +94,36 @@ export function* sliceRuns(
   }
 }
 
+/** Bytes a run copied element by element stays below; longer ones are copied with set(). */
+const BYTEWISE = 64;
+
+/**
+ * Copies `count` runs of a strided run from `src` (where the tensor's byte `base` is at index 0)
+ * to `out` from `at` on, packed.
+ */
+export function copyRun(
+  src: Uint8Array,
+  base: number,
+  run: ByteRun,
+  out: Uint8Array,
+  at: number,
+): void {
+  const { length, count, stride } = run;
+  let from = run.position - base;
+  let to = at;
+  for (let i = 0; i < count; i++, from += stride, to += length) {
+    if (length < BYTEWISE) for (let b = 0; b < length; b++) out[to + b] = src[from + b] as number;
+    else out.set(src.subarray(from, from + length), to);
+  }
+}
+
 /** The slice of a tensor in memory (little-endian C order), copied run by run. */
 export function sliceOfTensor(t: Tensor, fitted: FittedSlice): Tensor {
   const data = new Uint8Array(slicedBytes(fitted, t.dtype));
   let fill = 0;
   for (const run of sliceRuns(fitted, t.shape, t.dtype)) {
-    data.set(t.data.subarray(run.position, run.position + run.length), fill);
-    fill += run.length;
+    copyRun(t.data, 0, run, data, fill);
+    fill += run.length * run.count;
   }
   return { dtype: t.dtype, shape: [...fitted.shape], data };
 }
