@@ -293,6 +293,22 @@ describe('sliceOfStored reads what the reference picks', () => {
   });
 });
 
+/** Runs `check` on `path` opened as a file and as a Blob (which reads by batches of ranges). */
+async function onFileAndBlob(path: string, check: (file: TensorFile) => Promise<void>) {
+  const opens = [
+    () => openTensorFile(path),
+    () => openTensorBlob(new Blob([readFileSync(path)]), { label: path }),
+  ];
+  for (const open of opens) {
+    const file = await open();
+    try {
+      await check(file);
+    } finally {
+      await file.close();
+    }
+  }
+}
+
 describe('sliceOfStored reads only the bytes the slice needs', () => {
   const ROWS = 4096;
   const COLS = 64;
@@ -353,18 +369,11 @@ describe('sliceOfStored reads only the bytes the slice needs', () => {
     const path = join(dir, 'long.npy');
     await writeTensorFile(path, t);
     const expected = referenceSlice(t, [{ start: -2, step: -3 }]);
-    for (const file of [
-      await openTensorFile(path),
-      await openTensorBlob(new Blob([readFileSync(path)]), { label: path }),
-    ]) {
-      try {
-        const got = await sliceOfFile(file, '-2::-3');
-        expect(got.shape).toEqual([300_000]);
-        expect(Buffer.from(got.data).equals(Buffer.from(expected.data))).toBe(true);
-      } finally {
-        await file.close();
-      }
-    }
+    await onFileAndBlob(path, async (file) => {
+      const got = await sliceOfFile(file, '-2::-3');
+      expect(got.shape).toEqual([300_000]);
+      expect(Buffer.from(got.data).equals(Buffer.from(expected.data))).toBe(true);
+    });
   });
 
   it('runs too far apart for one span, each read alone, on a file and a Blob', async () => {
@@ -376,31 +385,24 @@ describe('sliceOfStored reads only the bytes the slice needs', () => {
     };
     const path = join(dir, 'rows.safetensors');
     await writeTensorFile(path, t, { name: 'x' });
-    for (const file of [
-      await openTensorFile(path),
-      await openTensorBlob(new Blob([readFileSync(path)]), { label: path }),
-    ]) {
-      try {
-        for (const [text, items] of [
-          ['::-1, ::1100', [{ step: -1 }, { step: 1100 }]],
+    await onFileAndBlob(path, async (file) => {
+      for (const [text, items] of [
+        ['::-1, ::1100', [{ step: -1 }, { step: 1100 }]],
+        [
+          '1::2, 4000::-1100',
           [
-            '1::2, 4000::-1100',
-            [
-              { start: 1, step: 2 },
-              { start: 4000, step: -1100 },
-            ],
+            { start: 1, step: 2 },
+            { start: 4000, step: -1100 },
           ],
-          ['::-1, 3', [{ step: -1 }, { index: 3 }]],
-        ] as const) {
-          const got = await sliceOfFile(file, text);
-          const expected = referenceSlice(t, items as unknown as Item[]);
-          expect(got.shape).toEqual(expected.shape);
-          expect(Buffer.from(got.data).equals(Buffer.from(expected.data)), text).toBe(true);
-        }
-      } finally {
-        await file.close();
+        ],
+        ['::-1, 3', [{ step: -1 }, { index: 3 }]],
+      ] as const) {
+        const got = await sliceOfFile(file, text);
+        const expected = referenceSlice(t, items as unknown as Item[]);
+        expect(got.shape).toEqual(expected.shape);
+        expect(Buffer.from(got.data).equals(Buffer.from(expected.data)), text).toBe(true);
       }
-    }
+    });
   });
 
   it('a column of a 32 MiB table: its spans read in batches, on a file and a Blob', async () => {
@@ -412,17 +414,10 @@ describe('sliceOfStored reads only the bytes the slice needs', () => {
     const path = join(dir, 'table.npy');
     await writeTensorFile(path, t);
     const expected = referenceSlice(t, [{}, { index: 5 }]);
-    for (const file of [
-      await openTensorFile(path),
-      await openTensorBlob(new Blob([readFileSync(path)]), { label: path }),
-    ]) {
-      try {
-        const got = await sliceOfFile(file, ':, 5');
-        expect(Buffer.from(got.data).equals(Buffer.from(expected.data))).toBe(true);
-      } finally {
-        await file.close();
-      }
-    }
+    await onFileAndBlob(path, async (file) => {
+      const got = await sliceOfFile(file, ':, 5');
+      expect(Buffer.from(got.data).equals(Buffer.from(expected.data))).toBe(true);
+    });
   });
 
   it('in a sharded checkpoint, from the shard that holds the tensor', async () => {
