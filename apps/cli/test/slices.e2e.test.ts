@@ -125,7 +125,14 @@ describe('slices give what numpy and get_slice give', () => {
       shape: [],
       data: 209 * 7 - 100,
     });
+    // -[SLICE] is stdin sliced, as --slice is.
+    const c = new Uint8Array(readFileSync(join(REPO, SLICES, 'c.npy')));
+    const bracketed = tensorops(['show', '-[-1, -1, -1]', '--json'], { input: c });
+    expect(bracketed.stdout.equals(piped.stdout)).toBe(true);
     const dir = tempDir();
+    const converted = tensorops(['convert', '-[4, 5, 5:]', join(dir, 'c.npy')], { input: c });
+    expect(converted.stderr).toBe('');
+    expect(decodeNpy(new Uint8Array(readFileSync(join(dir, 'c.npy')))).shape).toEqual([2]);
     const many = tensorops([
       'convert',
       join(SLICES, 'm.safetensors'),
@@ -135,7 +142,7 @@ describe('slices give what numpy and get_slice give', () => {
     ]);
     expect(many.status).toBe(2);
     expect(many.stderr).toContain('a slice reads one tensor');
-    expect(listDir(dir)).toEqual([]);
+    expect(listDir(dir)).toEqual(['c.npy']);
   });
 });
 

@@ -5,7 +5,7 @@ import { usageError } from '../args/usage-errors.js';
 import { chooseFormat } from '../format/output-format.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import { fittedOrThrow, loadTensor, openSlicedRef } from '../input/inputs.js';
-import { SLICE_FLAG } from '../input/sliced-ref.js';
+import { isStdinRef, SLICE_FLAG } from '../input/sliced-ref.js';
 import { namesHint, pickTensor } from '../input/tensor-names.js';
 import { outputFlags } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
@@ -60,8 +60,8 @@ export const convertCommand: CommandSpec = {
         path: isStdio(output) ? undefined : parseOutputRef(output).path,
       }) ?? 'npy';
     const holdsOne = target !== 'npz' && target !== 'safetensors';
-    if (isStdio(input)) {
-      const tensor = await loadTensor('-', io, { slice: args.slice });
+    if (isStdinRef(input)) {
+      const tensor = await loadTensor(input, io, { slice: args.slice });
       return {
         kind: 'tensors',
         entries: [{ name: undefined, data: streamOfTensor(tensor) }],

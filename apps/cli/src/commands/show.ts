@@ -1,10 +1,9 @@
 import { sliceOfStored } from '@tensorops/io';
-import { isStdio } from '../args/dashes.js';
 import { integerOption } from '../args/flag-values.js';
 import { usageError } from '../args/usage-errors.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import { fittedOrThrow, loadTensor, openSlicedRef } from '../input/inputs.js';
-import { SLICE_FLAG } from '../input/sliced-ref.js';
+import { isStdinRef, SLICE_FLAG } from '../input/sliced-ref.js';
 import { pickTensor } from '../input/tensor-names.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
@@ -47,7 +46,7 @@ export const showCommand: CommandSpec = {
   run: async (args, io) => {
     const ref = String(args.ref);
     const head = args.head === undefined ? undefined : headOption(args.head);
-    if (isStdio(ref)) {
+    if (isStdinRef(ref)) {
       // A regular file on stdin is read as that file; a pipe once, its declared bytes only.
       const tensor = await loadTensor(ref, io, { slice: args.slice, head });
       return { kind: 'tensor', tensor, label: 'stdin', piped: 'text' };

@@ -14,7 +14,7 @@ import { isStdio } from '../args/dashes.js';
 import { usageError } from '../args/usage-errors.js';
 import type { CliIO } from '../run/cli-io.js';
 import { openOptions } from './remote.js';
-import { fitted, nameAndSlice, type SlicedRef, splitSlicedRef } from './sliced-ref.js';
+import { fitted, isStdinRef, nameAndSlice, type SlicedRef, splitSlicedRef } from './sliced-ref.js';
 import { stdinFilePath, stdinPipeFd } from './stdin.js';
 import { pickTensor } from './tensor-names.js';
 
@@ -136,7 +136,7 @@ export async function loadInputs<const Refs extends readonly string[]>(
   io: CliIO,
   load: (ref: string, io: CliIO) => Promise<Tensor> = loadTensor,
 ): Promise<{ [K in keyof Refs]: Tensor }> {
-  if (refs.filter(isStdio).length > 1)
+  if (refs.filter(isStdinRef).length > 1)
     throw usageError('standard input (-) can be used for one input only');
   const tensors: Tensor[] = [];
   for (const ref of refs) tensors.push(await load(ref, io));

@@ -17,6 +17,7 @@ import {
 } from '@tensorops/io';
 import type { TensorFile } from '@tensorops/io/node';
 import type { Options } from 'yargs';
+import { isStdio } from '../args/dashes.js';
 import { usageError } from '../args/usage-errors.js';
 
 /** `--slice`, which show, convert and the gathers take for their (data) input. */
@@ -44,6 +45,11 @@ function isExistingFile(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** `-` or `-[SLICE]`: standard input, sliced or not. */
+export function isStdinRef(ref: string): boolean {
+  return isStdio(ref) || isStdio(splitTrailingSlice(ref)?.ref ?? '');
 }
 
 /** The slice text parsed, its errors usage errors naming `where`. */
