@@ -6,7 +6,7 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tensor } from '@tensorops/core';
-import { decodeNpy, decodeSafetensors, encodeNpy } from '@tensorops/io';
+import { decodeNpy, decodeSafetensors, encodeNpy, encodeSafetensors } from '@tensorops/io';
 import { afterEach, describe, expect, it } from 'vitest';
 import { copyShardedCheckpoint } from '../../../packages/io/test/format-fixtures.js';
 import { bytesSent, serveFolder, type TestServer } from '../../../packages/io/test/http-servers.js';
@@ -94,6 +94,25 @@ describe('slices give what numpy and get_slice give', () => {
       shape: [4],
       data: [4, 5, 6, 7],
     });
+  });
+
+  it('in a sharded checkpoint too, a name that ends in a bracket group names its tensor', () => {
+    const dir = tempDir();
+    const attn: Tensor = { dtype: 'int8', shape: [2, 3], data: new Uint8Array([1, 2, 3, 4, 5, 6]) };
+    const shard = 'model-00001-of-00001.safetensors';
+    writeFileSync(join(dir, shard), encodeSafetensors([{ name: 'h.0.attn[0]', tensor: attn }]));
+    const index = join(dir, 'model.safetensors.index.json');
+    writeFileSync(index, JSON.stringify({ metadata: {}, weight_map: { 'h.0.attn[0]': shard } }));
+    const json = (ref: string) => {
+      const r = tensorops(['show', ref, '--json']);
+      expect(r.stderr).toBe('');
+      return JSON.parse(r.stdout.toString());
+    };
+    expect(json(`${index}:h.0.attn[0]`).data).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
+    expect(json(`${index}:h.0.attn[0][1, ::-1]`).data).toEqual([6, 5, 4]);
   });
 
   it('--head N is [:N] of the slice', () => {
