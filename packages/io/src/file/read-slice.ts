@@ -1,10 +1,11 @@
 // Part of a stored tensor, as numpy's basic slicing picks it, reading only the bytes it needs: the
-// runs of slice/segments.ts, filled chunk by chunk. Runs that lie close together are read as one
-// span (at most NEAR_GAP bytes between them are read along); a source that reads many ranges at
-// once (HTTP, a Blob) gets each chunk's spans in one call, which merges them into few requests. A
-// tensor whose bytes are not range-readable (a compressed .npz member, a Fortran-order array, a
-// format that must decode it) is streamed as far as the last byte the slice needs and sliced in
-// memory. Memory and reads are bounded by the result and its runs, never by the tensor.
+// strided runs of slice/segments.ts, filled chunk by chunk. Runs that lie close together are read
+// as one span (at most NEAR_GAP bytes between them are read along), a batch of spans at a time; a
+// source that reads many ranges at once (HTTP, a Blob) gets each batch in one call, which merges
+// them into few requests. A tensor whose bytes are not range-readable (a compressed .npz member, a
+// Fortran-order array, a format that must decode it) is streamed as far as the last byte the
+// slice needs and sliced in memory. Memory is bounded by a chunk, its bookkeeping and a batch's
+// scratch; reads by the result plus NEAR_GAP per run, never by the tensor.
 
 import { type Dtype, dtypeSize, TensorOpsError } from '@tensorops/core';
 import { swapBytesInPlace } from '../layout.js';
@@ -85,7 +86,8 @@ async function* slicedChunks(
     fetch = (out, fills) => fetchFromFile(file, offset, out, fills);
     swapUnit = swapUnitOf(stored, dtype);
   } else {
-    const data = await leadingBytes(file.stream(stored), lastByteOf(fitted, stored, dtype));
+    const end = lastByteOf(fitted, stored, dtype);
+    const data = await leadingBytes(file.stream(stored), end, file.path);
     fetch = async (out, fills) => {
       for (const f of fills) copyRun(data, 0, f, out, f.at);
     };
@@ -156,7 +158,11 @@ function lastByteOf(fitted: FittedSlice, stored: StoredTensor, dtype: Dtype): nu
  * The first `length` bytes of a tensor that cannot be read by range, from its stream: the stream
  * stops there (a deflated member is inflated only that far; `--head` of it reads its head).
  */
-async function leadingBytes(stream: TensorStream, length: number): Promise<Uint8Array> {
+async function leadingBytes(
+  stream: TensorStream,
+  length: number,
+  path: string,
+): Promise<Uint8Array> {
   const data = new Uint8Array(length);
   let at = 0;
   for await (const chunk of stream.chunks()) {
@@ -168,7 +174,7 @@ async function leadingBytes(stream: TensorStream, length: number): Promise<Uint8
   if (at !== length) {
     throw new TensorOpsError(
       'E_FORMAT',
-      `tensor stream produced ${at} bytes, expected at least ${length}`,
+      `${path}: tensor stream produced ${at} bytes, expected at least ${length}`,
     );
   }
   return data;
