@@ -1,5 +1,6 @@
 // The slice of an input: numpy's basic slicing written after the reference
-// (`model.safetensors:embed.weight[1000:1010, ::2]`, `data.npy[..., -1]`) or given by --slice.
+// (`model.safetensors:embed.weight[1000:1010, ::2]`, `data.npy[..., -1]`, `-[0]` for stdin) or
+// given by --slice.
 // The reference's slice is its final bracket group (splitTrailingSlice), except where the whole
 // text names something that exists: a file of that name, or a tensor of that name in the file
 // (`h.0.attn[0]`); `NAME[...]` reads such a tensor whole, and with --slice the reference is taken
