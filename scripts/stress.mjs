@@ -1415,6 +1415,63 @@ for (const [id, digits] of [
   });
 }
 
+// 19: slices. A slice that is not numpy's grammar is one line naming the column, exit 2 (in the
+// reference or in --slice); one that does not fit the tensor (an index out of range, too many
+// indices, any index of a 0-d tensor) exit 1; absurd bounds and steps clip as numpy clips them; a
+// huge tensor sliced to a few rows reads those rows only (its peak RSS stays small).
+{
+  const huge = (dir) => {
+    // 8 GiB of float32 rows (256 MiB reduced), sparse on disk.
+    sparseNpy(join(dir, 'huge.npy'), '<f4', [size(2 * 1024 * 1024, 64 * 1024), 1024], 4);
+    return 'huge.npy';
+  };
+  const small = (dir) => {
+    writeFileSync(join(dir, 's.npy'), npy('<i4', [3, 4], Buffer.alloc(48, 1)));
+    writeFileSync(join(dir, 'scalar.npy'), npy('<f8', [], Buffer.alloc(8)));
+    return 's.npy';
+  };
+  const commas = ','.repeat(100_000);
+  // Each argument stays below Linux's 128 KiB limit on one argument.
+  const manyIndices = Array.from({ length: 60_000 }, () => '0').join(',');
+  const longNumber = '9'.repeat(100_000);
+  for (const [id, make, args, exit, says] of [
+    ['slice-absurd-start', small, (f) => [`${f}[99999999999999999999:]`], 0, ''],
+    [
+      'slice-absurd-index',
+      small,
+      (f) => [`${f}[-99999999999999999999]`],
+      1,
+      'out of bounds for axis 0 with size 3',
+    ],
+    ['slice-long-number', small, (f) => [`${f}[${longNumber}]`], 1, 'out of bounds for axis 0'],
+    ['slice-commas-ref', small, (f) => [`${f}[${commas}]`], 2, 'column 2'],
+    ['slice-commas-flag', small, (f) => [f, '--slice', commas], 2, 'column 1'],
+    ['slice-many-indices', small, (f) => [f, '--slice', manyIndices], 1, 'too many indices'],
+    ['slice-nested-ref', small, (f) => [`${f}[[1, 2]]`], 2, 'brackets inside a slice'],
+    ['slice-nested-flag', small, (f) => [f, '--slice', '1:[2]'], 2, 'brackets inside a slice'],
+    ['slice-unclosed-flag', small, (f) => [f, '--slice', '[1:2'], 2, "expected ']'"],
+    ['slice-0d-index', small, () => ['scalar.npy[0]'], 1, 'the tensor has 0 dimensions'],
+    ['slice-0d-ellipsis', small, () => ['scalar.npy[...]'], 0, ''],
+    ['slice-step-0-ref', small, (f) => [`${f}[::0]`], 2, 'the step is 0'],
+    ['slice-step-0-flag', small, (f) => [f, '--slice', '1, ::0'], 2, 'the step is 0'],
+    ['slice-huge-negative-step', huge, (f) => [`${f}[::-99999999999999999999, ::-1]`], 0, ''],
+    ['slice-huge-few-rows', huge, (f) => [`${f}[-10:, ::-256]`], 0, ''],
+  ]) {
+    add(id, 19, async (dir) => {
+      const file = make(dir);
+      const r = await run(['show', ...args(file), '--json'], { cwd: dir, timeoutMs: 60_000 });
+      const line = r.stderr.split('\n')[0] ?? '';
+      const ok =
+        r.code === exit &&
+        stderrLines(r) === (exit === 0 ? 0 : 1) &&
+        line.includes(says) &&
+        line.length < 300 &&
+        r.rss < 400 * MB;
+      return { result: r, ok, left: extraFiles(dir, ['huge.npy', 's.npy', 'scalar.npy']) };
+    });
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 function fmt(result) {

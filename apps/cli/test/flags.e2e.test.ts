@@ -202,6 +202,7 @@ describe('tensorops flags belong to the commands that use them', () => {
       'quiet',
       ...http,
       ...textInput,
+      'slice',
       'compress',
       ...common,
     ]);
@@ -210,6 +211,7 @@ describe('tensorops flags belong to the commands that use them', () => {
       ...output,
       ...http,
       'indices',
+      'slice',
       'axis',
       'batch-dims',
       'oob',
@@ -219,6 +221,7 @@ describe('tensorops flags belong to the commands that use them', () => {
       ...output,
       ...http,
       ...textInput,
+      'slice',
       'head',
       ...common,
     ]);

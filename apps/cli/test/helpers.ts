@@ -1,9 +1,19 @@
 import { type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { encodeNpyHeader } from '@tensorops/io';
+import { afterEach, expect } from 'vitest';
 
 export const BIN = fileURLToPath(new URL('../dist/tensorops.cjs', import.meta.url));
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -102,4 +112,30 @@ afterEach(() => {
 
 export function listDir(dir: string): string[] {
   return readdirSync(dir).sort();
+}
+
+/** `big.npy` in `dir`: float32 [16384, 1024], 64 MiB of zeros, sparse on disk. */
+export function sparseNpy(dir: string): string {
+  const path = join(dir, 'big.npy');
+  const header = encodeNpyHeader({ dtype: 'float32', shape: [16384, 1024] });
+  const fd = openSync(path, 'w');
+  writeSync(fd, header);
+  ftruncateSync(fd, header.byteLength + 64 * 2 ** 20);
+  closeSync(fd);
+  return path;
+}
+
+/**
+ * Every byte a successful run of `args` read, its own code included: rchar of /proc/self/io,
+ * printed at exit by a script preloaded from `dir`.
+ */
+export function bytesReadBy(dir: string, args: readonly string[]): number {
+  const probe = join(dir, 'probe.cjs');
+  writeFileSync(
+    probe,
+    "process.on('exit', () => require('fs').writeSync(2, /rchar: (\\d+)/.exec(require('fs').readFileSync('/proc/self/io', 'utf8'))[1]));",
+  );
+  const r = tensorops(args, { nodeArgs: ['-r', probe] });
+  expect(r.status).toBe(0);
+  return Number(r.stderr);
 }

@@ -1,19 +1,10 @@
-import {
-  closeSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { tensorFrom } from '@tensorops/core';
-import { encodeNpy, encodeNpyHeader } from '@tensorops/io';
+import { encodeNpy } from '@tensorops/io';
 import { writeTensorsFile } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
-import { listDir, REPO, tempDir, tensorops } from './helpers.js';
+import { bytesReadBy, listDir, REPO, sparseNpy, tempDir, tensorops } from './helpers.js';
 
 const TEXT = join(REPO, 'fixtures/text');
 const rows = tensorFrom('float32', [3, 2], [0.5, -1, 2, 3, Number.NaN, 1e-5]);
@@ -94,24 +85,8 @@ describe('tensorops show', () => {
 
   it('--head reads only the bytes of those entries (the kernel counts what was read)', () => {
     const dir = tempDir();
-    const path = join(dir, 'big.npy');
-    // 64 MiB of zeros, sparse on disk.
-    const header = encodeNpyHeader({ dtype: 'float32', shape: [16384, 1024] });
-    const fd = openSync(path, 'w');
-    writeSync(fd, header);
-    ftruncateSync(fd, header.byteLength + 64 * 2 ** 20);
-    closeSync(fd);
-    // rchar of /proc/self/io: every byte the process read, its own code included.
-    const probe = join(dir, 'probe.cjs');
-    writeFileSync(
-      probe,
-      "process.on('exit', () => require('fs').writeSync(2, /rchar: (\\d+)/.exec(require('fs').readFileSync('/proc/self/io', 'utf8'))[1]));",
-    );
-    const bytesRead = (args: string[]): number => {
-      const r = tensorops(['show', path, ...args], { nodeArgs: ['-r', probe] });
-      expect(r.status).toBe(0);
-      return Number(r.stderr);
-    };
+    const path = sparseNpy(dir);
+    const bytesRead = (args: string[]): number => bytesReadBy(dir, ['show', path, ...args]);
     const head = bytesRead(['--head', '2', '--format', 'csv']);
     const whole = bytesRead(['--format', 'npy']);
     expect(whole).toBeGreaterThan(64 * 2 ** 20);

@@ -25,6 +25,7 @@ export {
 } from './file/gather-file/index.js';
 export type { OpenUrlOptions } from './file/open-url.js';
 export { type OpenBlobOptions, openTensorBlob, openTensorUrl } from './file/open-web.js';
+export { sliceOfStored } from './file/read-slice.js';
 export type { NotATensor, ShardedInfo, StoredTensor, TensorFile } from './file/stored.js';
 export {
   type ChunkOptions,
@@ -69,6 +70,10 @@ export {
   type SafetensorsWriteEntry,
 } from './safetensors.js';
 export { parseShardIndex, type ShardIndex } from './shard-index.js';
+export { type FittedSlice, firstEntries, fitSlice } from './slice/fit.js';
+export { parseSlice, type Slice } from './slice/parse.js';
+export { sliceOfTensor } from './slice/segments.js';
+export { splitTrailingSlice } from './slice/split-ref.js';
 export {
   type JsonNumber,
   type JsonObject,

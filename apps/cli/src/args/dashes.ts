@@ -2,7 +2,8 @@
  * yargs turns a bare `-` positional into "" or true and rejects `--output -`, so `-` is swapped
  * for a placeholder before parsing, and back after it ({@link typedArgs}, {@link typedMessage}).
  * Words after `--` are operands even when they start with `-`: they are hidden from yargs behind
- * a prefix (so they fill positionals instead of reading as options) and unwrapped after parsing.
+ * a prefix (so they fill positionals instead of reading as options) and unwrapped after parsing,
+ * as is stdin with a slice (`-[1:3]`), which no option spells.
  * Both start with a NUL, which no word of a command line can hold.
  */
 const STDIO = 'stdio';
@@ -15,7 +16,7 @@ export function protectDashes(argv: readonly string[]): string[] {
   const options = end === -1 ? argv : argv.slice(0, end);
   const operands = end === -1 ? [] : argv.slice(end + 1);
   return [
-    ...options.map((a) => (a === '-' ? NUL + STDIO : a)),
+    ...options.map((a) => (a === '-' ? NUL + STDIO : a.startsWith('-[') ? NUL + OPERAND + a : a)),
     ...operands.map((a) => (a === '-' ? NUL + STDIO : NUL + OPERAND + a)),
   ];
 }

@@ -1,17 +1,12 @@
-import { parseOutputRef } from '@tensorops/io';
-import {
-  openTensorFile,
-  resolveTensorRefOnDisk,
-  streamOfTensor,
-  type TensorFile,
-} from '@tensorops/io/node';
+import { parseOutputRef, sliceOfStored } from '@tensorops/io';
+import { type StoredTensor, streamOfTensor, type TensorStream } from '@tensorops/io/node';
 import { isStdio } from '../args/dashes.js';
 import { usageError } from '../args/usage-errors.js';
 import { chooseFormat } from '../format/output-format.js';
 import { loadDataTextInput, TEXT_INPUT_FLAGS } from '../input/data-text-input.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
-import { loadTensor } from '../input/inputs.js';
-import { openOptions } from '../input/remote.js';
+import { fittedOrThrow, loadTensor, openSlicedRef, partOfLoaded } from '../input/inputs.js';
+import { isStdinRef, SLICE_FLAG } from '../input/sliced-ref.js';
 import { namesHint, pickTensor } from '../input/tensor-names.js';
 import { outputFlags } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
@@ -25,6 +20,7 @@ export const convertCommand: CommandSpec = {
     ...outputFlags('format', 'json', 'force', 'header', 'quiet'),
     ...HTTP_FLAGS,
     ...TEXT_INPUT_FLAGS,
+    ...SLICE_FLAG,
     compress: {
       type: 'boolean',
       describe: 'deflate .npz members (np.savez_compressed); default stored, like np.savez',
@@ -36,7 +32,7 @@ export const convertCommand: CommandSpec = {
       .positional('in', {
         type: 'string',
         describe:
-          'a file (every tensor), FILE:NAME (one tensor), text data (.csv/.tsv/.txt/.json, as numpy.loadtxt reads it), or - for .npy on stdin (text with --from)',
+          'a file (every tensor), FILE:NAME (one tensor), text data (.csv/.tsv/.txt/.json, as numpy.loadtxt reads it), or - for .npy on stdin (text with --from); REF[SLICE] converts part of one tensor',
       })
       .positional('out', {
         type: 'string',
@@ -60,6 +56,7 @@ export const convertCommand: CommandSpec = {
             'one header line skipped, # comments ignored',
           ],
           ['cat x.json | $0 convert - x.npy --from json', 'nested JSON arrays on stdin'],
+          ["$0 convert 'model.safetensors:embed.weight[:1000]' head.npy", 'the first 1000 rows'],
         ]),
       ),
   run: async (args, io) => {
@@ -73,8 +70,11 @@ export const convertCommand: CommandSpec = {
       }) ?? 'npy';
     const holdsOne = target !== 'npz' && target !== 'safetensors';
     const text = await loadDataTextInput(input, args, io);
-    if (text !== undefined || isStdio(input)) {
-      const tensor = text ?? (await loadTensor('-', io));
+    if (text !== undefined || isStdinRef(input)) {
+      const tensor =
+        text === undefined
+          ? await loadTensor(input, io, { slice: args.slice })
+          : partOfLoaded(input, text, { slice: args.slice });
       return {
         kind: 'tensors',
         entries: [{ name: undefined, data: streamOfTensor(tensor) }],
@@ -85,8 +85,7 @@ export const convertCommand: CommandSpec = {
         dispose: async () => {},
       };
     }
-    const { path, name } = resolveTensorRefOnDisk(input);
-    const file: TensorFile = await openTensorFile(path, openOptions(name, io));
+    const { file, name, slice } = await openSlicedRef(input, io, args.slice);
     try {
       // Every tensor: an .npz member that should be one but cannot be read refuses the whole.
       for (const other of name === undefined ? file.notTensors : []) {
@@ -106,9 +105,18 @@ export const convertCommand: CommandSpec = {
             : `${shown} holds ${picked.length} tensors, a .${target} file one: pick one as ${shown}:NAME or write .npz/.safetensors; ${names}`,
         );
       }
+      if (slice !== undefined && picked.length !== 1) {
+        throw usageError(
+          `a slice reads one tensor and ${file.path} holds ${picked.length}: pick one as ${file.path}:NAME[...]`,
+        );
+      }
+      const read = (t: StoredTensor): TensorStream => {
+        const picks = fittedOrThrow(file.path, t.shape, slice, undefined);
+        return picks === undefined ? file.stream(t) : sliceOfStored(file, t, picks);
+      };
       // stream() checks every dtype now (F4/F6 are refused before any file is created); the
       // data itself is read while the output is written.
-      const entries = picked.map((t) => ({ name: t.name ?? undefined, data: file.stream(t) }));
+      const entries = picked.map((t) => ({ name: t.name ?? undefined, data: read(t) }));
       return {
         kind: 'tensors',
         entries,

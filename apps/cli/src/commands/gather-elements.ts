@@ -7,6 +7,7 @@ import {
   loadDataAndIndices,
   withIndexOperand,
 } from '../input/index-inputs.js';
+import { SLICE_FLAG } from '../input/sliced-ref.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
 import { OOB_FLAG, OOB_MODES } from './oob-flag.js';
@@ -19,12 +20,16 @@ export const gatherElementsCommand: CommandSpec = {
     ...TENSOR_OUTPUT_FLAGS,
     ...HTTP_FLAGS,
     ...INDICES_FLAG,
+    ...SLICE_FLAG,
     axis: integerFlag('axis of DATA to pick along, in [-r, r-1]', 0),
     ...OOB_FLAG,
   },
   builder: (y) =>
     withIndexOperand(
-      y.positional('data', { type: 'string', describe: 'data tensor (rank >= 1), or - for stdin' }),
+      y.positional('data', {
+        type: 'string',
+        describe: 'data tensor (rank >= 1), or - for stdin; REF[SLICE] for part of it',
+      }),
       'integer indices of the same rank',
     ).example(
       examples([

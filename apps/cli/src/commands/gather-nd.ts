@@ -7,6 +7,7 @@ import {
   loadDataAndIndices,
   withIndexOperand,
 } from '../input/index-inputs.js';
+import { SLICE_FLAG } from '../input/sliced-ref.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
 import { OOB_FLAG, OOB_MODES } from './oob-flag.js';
@@ -18,6 +19,7 @@ export const gatherNDCommand: CommandSpec = {
     ...TENSOR_OUTPUT_FLAGS,
     ...HTTP_FLAGS,
     ...INDICES_FLAG,
+    ...SLICE_FLAG,
     'batch-dims': integerFlag('leading dims shared by DATA and INDICES', 0),
     'flatten-batch': {
       type: 'boolean',
@@ -28,7 +30,10 @@ export const gatherNDCommand: CommandSpec = {
   },
   builder: (y) =>
     withIndexOperand(
-      y.positional('data', { type: 'string', describe: 'data tensor, or - for stdin' }),
+      y.positional('data', {
+        type: 'string',
+        describe: 'data tensor, or - for stdin; REF[SLICE] for part of it',
+      }),
       'integer indices [..., k]',
     ).example(
       examples([

@@ -9,6 +9,7 @@ import {
   withIndexOperand,
 } from '../input/index-inputs.js';
 import { openDataInput } from '../input/inputs.js';
+import { SLICE_FLAG } from '../input/sliced-ref.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
 import { OOB_FLAG, OOB_MODES } from './oob-flag.js';
@@ -20,6 +21,7 @@ export const gatherCommand: CommandSpec = {
     ...TENSOR_OUTPUT_FLAGS,
     ...HTTP_FLAGS,
     ...INDICES_FLAG,
+    ...SLICE_FLAG,
     axis: integerFlag('axis of DATA to gather along, in [-r, r-1]', 0),
     'batch-dims': integerFlag('leading dims shared by DATA and INDICES', 0),
     ...OOB_FLAG,
@@ -29,7 +31,7 @@ export const gatherCommand: CommandSpec = {
       y.positional('data', {
         type: 'string',
         describe:
-          'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, or - (.npy on stdin)',
+          'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, or - (.npy on stdin); REF[SLICE] gathers from part of it',
       }),
       'integer index tensor',
     ).example(
@@ -51,7 +53,7 @@ export const gatherCommand: CommandSpec = {
     checkStdinOnce(dataRef, args);
     // A large data tensor stays in its file (only the rows the indices pick are read) or on its
     // pipe (read once, window by window, the picked rows copied out as they pass).
-    const data = await openDataInput(dataRef, io);
+    const data = await openDataInput(dataRef, io, args.slice);
     if (data.kind === 'tensor') {
       const indices = await loadIndexOperand(args, io);
       return {

@@ -1,18 +1,10 @@
-import type { Tensor } from '@tensorops/core';
-import {
-  openTensorFile,
-  resolveTensorRefOnDisk,
-  type StoredTensor,
-  type TensorFile,
-  type TensorStream,
-} from '@tensorops/io/node';
-import { isStdio } from '../args/dashes.js';
+import { sliceOfStored } from '@tensorops/io';
 import { integerOption } from '../args/flag-values.js';
 import { usageError } from '../args/usage-errors.js';
 import { loadDataTextInput, TEXT_INPUT_FLAGS } from '../input/data-text-input.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
-import { loadTensor } from '../input/inputs.js';
-import { openOptions } from '../input/remote.js';
+import { fittedOrThrow, loadTensor, openSlicedRef, partOfLoaded } from '../input/inputs.js';
+import { isStdinRef, SLICE_FLAG } from '../input/sliced-ref.js';
 import { pickTensor } from '../input/tensor-names.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
@@ -25,9 +17,11 @@ export const showCommand: CommandSpec = {
     ...TENSOR_OUTPUT_FLAGS,
     ...HTTP_FLAGS,
     ...TEXT_INPUT_FLAGS,
+    ...SLICE_FLAG,
     head: {
       type: 'string',
-      describe: 'only the first N entries along axis 0 (only their bytes are read)',
+      describe:
+        'only the first N entries along axis 0, as the slice [:N] (after --slice or REF[...])',
     },
   },
   builder: (y) =>
@@ -35,11 +29,16 @@ export const showCommand: CommandSpec = {
       .positional('ref', {
         type: 'string',
         describe:
-          'FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, text data (.csv/.tsv/.txt/.json), or - (.npy on stdin, text with --from)',
+          'FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, text data (.csv/.tsv/.txt/.json), or - (.npy on stdin, text with --from), optionally with a numpy slice: REF[1000:1010, ::2]',
       })
       .example(
         examples([
           ['$0 show model.safetensors:embed.weight --head 3', 'the first rows on a terminal'],
+          [
+            "$0 show 'model.safetensors:embed.weight[1000:1010, ::2]'",
+            'rows 1000-1009, every other column: only their bytes are read',
+          ],
+          ["$0 show data.npy --slice '..., -1'", 'the last entry of the last axis'],
           ['$0 show arrays.npz:x | head', 'tab-separated rows in a pipe'],
           ['$0 show arrays.npz:x --format csv > x.csv', 'one tensor as CSV'],
           ['$0 show model.safetensors:bias -o bias.npy', 'the tensor as .npy (or --format npy)'],
@@ -51,17 +50,19 @@ export const showCommand: CommandSpec = {
     const ref = String(args.ref);
     const head = args.head === undefined ? undefined : headOption(args.head);
     const text = await loadDataTextInput(ref, args, io);
-    if (text !== undefined || isStdio(ref)) {
+    if (text !== undefined || isStdinRef(ref)) {
       // A regular file on stdin is read as that file; a pipe once, its declared bytes only.
-      const tensor = text ?? (await loadTensor(ref, io));
-      const label = isStdio(ref) ? 'stdin' : ref;
-      return { kind: 'tensor', tensor: headOfTensor(tensor, head), label, piped: 'text' };
+      const part = { slice: args.slice, head };
+      const tensor =
+        text === undefined ? await loadTensor(ref, io, part) : partOfLoaded(ref, text, part);
+      const label = isStdinRef(ref) ? 'stdin' : ref;
+      return { kind: 'tensor', tensor, label, piped: 'text' };
     }
-    const { path, name } = resolveTensorRefOnDisk(ref);
-    const file = await openTensorFile(path, openOptions(name, io));
+    const { file, name, slice } = await openSlicedRef(ref, io, args.slice);
     try {
       const stored = pickTensor(file, name);
-      const stream = head === undefined ? file.stream(stored) : headOfStored(file, stored, head);
+      const picks = fittedOrThrow(file.path, stored.shape, slice, head);
+      const stream = picks === undefined ? file.stream(stored) : sliceOfStored(file, stored, picks);
       // file.path names a URL without its query string or credentials.
       const label = name === undefined ? file.path : `${file.path}:${name}`;
       return { kind: 'stream', stream, label, piped: 'text', dispose: () => file.close() };
@@ -76,51 +77,4 @@ function headOption(value: unknown): number {
   const n = integerOption('head', value, 0);
   if (n < 0) throw usageError(`--head takes a count of entries (0 or more), got '${value}'`);
   return n;
-}
-
-/** The shape of the first `n` entries along axis 0, and the bytes they take. */
-function headShape(
-  shape: readonly number[],
-  nbytes: number,
-  n: number,
-): { shape: number[]; nbytes: number } {
-  const [rows, ...rest] = shape;
-  if (rows === undefined) throw usageError('--head needs a tensor of at least one dimension');
-  const kept = Math.min(n, rows);
-  return { shape: [kept, ...rest], nbytes: rows === 0 ? 0 : (nbytes / rows) * kept };
-}
-
-function headOfTensor(t: Tensor, n: number | undefined): Tensor {
-  if (n === undefined) return t;
-  const { shape, nbytes } = headShape(t.shape, t.data.byteLength, n);
-  return { dtype: t.dtype, shape, data: t.data.subarray(0, nbytes) };
-}
-
-/**
- * The first `n` entries of a stored tensor. Where the file lays them out as one range (C order,
- * not inside an .npz, whose members are checked whole) only that range is read; otherwise the
- * stream is cut after those bytes, which stops the reading there.
- */
-function headOfStored(file: TensorFile, stored: StoredTensor, n: number): TensorStream {
-  const { shape, nbytes } = headShape(stored.shape, stored.nbytes, n);
-  const oneRange =
-    file.format !== 'npz' &&
-    stored.offset !== null &&
-    !(stored.fortranOrder && stored.shape.length >= 2);
-  if (oneRange) return file.stream({ ...stored, shape, nbytes });
-  const whole = file.stream(stored);
-  return {
-    dtype: whole.dtype,
-    shape,
-    nbytes,
-    async *chunks(options) {
-      let left = nbytes;
-      if (left === 0) return;
-      for await (const chunk of whole.chunks(options)) {
-        yield chunk.byteLength <= left ? chunk : chunk.subarray(0, left);
-        left -= Math.min(left, chunk.byteLength);
-        if (left === 0) return;
-      }
-    },
-  };
 }

@@ -10,6 +10,7 @@ import type { ParsedArgs } from '../commands/command.js';
 import type { WholeTensorInputs } from '../launch/huge-pages.js';
 import type { CliIO } from '../run/cli-io.js';
 import { loadTensor } from './inputs.js';
+import { isStdinRef } from './sliced-ref.js';
 
 /** Index files read as text (parseIndexText's grammar), chosen by extension. */
 export const INDEX_TEXT_EXTENSIONS = ['.txt', '.csv', '.tsv', '.json'] as const;
@@ -53,7 +54,7 @@ export async function loadIndexOperand(args: ParsedArgs, io: CliIO): Promise<Ten
 /** stdin holds one input: DATA and INDICES_FILE may not both be `-`. */
 export function checkStdinOnce(dataRef: string, args: ParsedArgs): void {
   const indicesRef = args.indices_file as string | undefined;
-  if (isStdio(dataRef) && indicesRef !== undefined && isStdio(indicesRef)) {
+  if (isStdinRef(dataRef) && indicesRef !== undefined && isStdinRef(indicesRef)) {
     throw usageError('standard input (-) can be used for one input only');
   }
 }
@@ -100,6 +101,6 @@ export async function loadDataAndIndices(
 ): Promise<[data: Tensor, indices: Tensor]> {
   const dataRef = String(args.data);
   checkStdinOnce(dataRef, args);
-  const data = await loadTensor(dataRef, io);
+  const data = await loadTensor(dataRef, io, { slice: args.slice });
   return [data, await loadIndexOperand(args, io)];
 }
