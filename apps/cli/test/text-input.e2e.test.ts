@@ -79,6 +79,22 @@ describe('tensorops convert: text data in', () => {
     expectNpy(tabs.stdout, tsv);
   });
 
+  it('takes --slice and --head on text data as on a stored tensor', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'rows.csv'), '1,2,3\n4,5,6\n7,8,9\n');
+    const sliced = tensorops(['convert', join(dir, 'rows.csv'), '-', '--slice', '::-2, 1']);
+    expect(sliced.stderr).toBe('');
+    const t = decodeNpy(sliced.stdout);
+    expect({ dtype: t.dtype, shape: t.shape }).toEqual({ dtype: 'float64', shape: [2] });
+    expect([...new Float64Array(t.data.slice().buffer)]).toEqual([8, 2]);
+    const shown = tensorops(['show', join(dir, 'rows.csv'), '--slice', ':, 2', '--head', '2']);
+    expect(shown.stderr).toBe('');
+    expect(shown.stdout.toString()).toBe('3.0\n6.0\n');
+    const wrong = tensorops(['show', join(dir, 'rows.csv'), '--slice', '5']);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toMatch(/^tensorops: error: .*rows\.csv: .*index 5 is out of bounds.*\n$/);
+  });
+
   it('reads JSON by its extension and text on stdin with --from', () => {
     const dir = tempDir();
     for (const name of ['json-2d', 'json-3d', 'json-specials', 'json-uint64']) {
