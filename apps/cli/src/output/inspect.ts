@@ -1,7 +1,7 @@
 import { formatBytes } from '../format/bytes.js';
 import { type CliIO, writeAll } from '../run/cli-io.js';
 import { printable } from '../ui/layout.js';
-import type { InspectReport } from './inspect-report.js';
+import type { InspectReport, InspectTensor } from './inspect-report.js';
 import { inspectRows } from './inspect-rows.js';
 import type { OutputOptions } from './options.js';
 
@@ -48,9 +48,23 @@ export async function emitInspect(
 }
 
 function notTensorLines(report: InspectReport): string {
+  const others = report.other_entries;
   return report.not_tensors
     .map((o) => `  ${printable(o.name)}  not a tensor: ${printable(o.reason)}\n`)
+    .concat(
+      others > 0
+        ? [`  and ${others} entr${others === 1 ? 'y' : 'ies'} that are not tensors\n`]
+        : [],
+    )
     .join('');
+}
+
+/** A torch tensor's storage: `storage 0 (shared with 1 more)`, and a strided view's strides. */
+function storageNote(t: InspectTensor): string {
+  if (t.storage === null) return '';
+  const { key, shared_with, strides } = t.storage;
+  const shared = shared_with > 0 ? ` (shared with ${shared_with} more)` : '';
+  return `storage ${printable(key)}${shared}${strides === null ? '' : `, strides [${strides.join(', ')}]`}`;
 }
 
 function metadataLines(metadata: Readonly<Record<string, string>> | null): string {
@@ -116,6 +130,7 @@ export function inspectTable(report: InspectReport): string {
       t.fortran_order ? 'fortran order' : '',
       t.byte_order === 'big' ? 'big-endian' : '',
       t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
+      storageNote(t),
     ].filter((x) => x !== '');
     const row = [
       t.name === null ? '-' : printable(t.name),

@@ -5,14 +5,14 @@
 
 import { createReadStream } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
-import { formatOfMagic, type TensorFormat } from '../convert.js';
+import { formatOfMagic, type InputFormat } from '../convert.js';
 import { npyDataOffset, readNpyHeader } from '../npy.js';
 import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.js';
 import { Prefix } from './prefix.js';
 import { MAX_STREAM_BYTES } from './read.js';
 
 /** How many bytes the file is, from its header; reads only the header to find out. */
-async function declaredLength(prefix: Prefix, format: TensorFormat): Promise<number> {
+async function declaredLength(prefix: Prefix, format: InputFormat): Promise<number> {
   if (format === 'npy') {
     const dataOffset = npyDataOffset(await prefix.take(12));
     const header = readNpyHeader(await prefix.take(dataOffset));
@@ -25,7 +25,7 @@ async function declaredLength(prefix: Prefix, format: TensorFormat): Promise<num
     // One byte more, so that the reader can refuse data after the last tensor, as for a file.
     return header.dataOffset + header.dataBytes + 1;
   }
-  // A zip's directory is at its end: all of it is needed.
+  // A zip's directory is at its end (.npz, torch): all of it is needed.
   return MAX_STREAM_BYTES;
 }
 
@@ -38,7 +38,7 @@ async function declaredLength(prefix: Prefix, format: TensorFormat): Promise<num
 export async function readDeclaredFromDescriptor(
   fd: number,
   label: string,
-  format?: TensorFormat,
+  format?: InputFormat,
 ): Promise<Uint8Array> {
   const stream = createReadStream('', { fd });
   try {
@@ -62,7 +62,7 @@ export async function readDeclaredFromDescriptor(
 export async function readDeclaredBytes(
   stream: AsyncIterable<Uint8Array | string>,
   label: string,
-  format?: TensorFormat,
+  format?: InputFormat,
 ): Promise<Uint8Array> {
   const prefix = new Prefix(stream[Symbol.asyncIterator](), label);
   try {
