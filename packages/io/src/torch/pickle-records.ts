@@ -2,6 +2,9 @@
 // the state dict, each naming its storage (a `data/KEY` member of the archive), and a count of
 // the entries that are not tensors.
 
+import { runPickle } from './pickle-vm.js';
+import { stateDictOf } from './state-dict.js';
+
 /** torch's dtype name without the `torch.` prefix: `float32`, `bfloat16`, `float8_e4m3fn`, `bool`. */
 export type TorchDtypeName = string;
 
@@ -36,6 +39,5 @@ export interface TorchPickle {
  * torch.load(weights_only=True) allows; anything else throws E_FORMAT naming it. Nothing is called.
  */
 export function readTorchPickle(bytes: Uint8Array): TorchPickle {
-  void bytes;
-  throw new Error('not implemented');
+  return stateDictOf(runPickle(bytes), bytes.length);
 }

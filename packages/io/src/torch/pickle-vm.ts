@@ -1,0 +1,329 @@
+// The pickle machine for a data.pkl: the opcodes of protocols 2 to 5 that torch.save emits (and
+// the few others CPython's pickler writes for plain containers), with nothing ever imported or
+// called. It loops without recursion; every opcode costs work and memory bounded by the bytes it
+// consumes (a memo index is a Map key, never an array size), so a run is linear in the input.
+
+import { PickleCursor } from './pickle-cursor.js';
+import { pickleError } from './pickle-error.js';
+import { globalValue, newObjectValue, reduceValue } from './pickle-globals.js';
+import { OPCODE_NAMES } from './pickle-opcodes.js';
+import { type DictValue, dictKeyOf, kindOf, type PickleValue } from './pickle-values.js';
+import { storageOf } from './tensor-rebuild.js';
+
+const HIGHEST_PROTOCOL = 5;
+
+class PickleMachine {
+  private stack: PickleValue[] = [];
+  private readonly marks: PickleValue[][] = [];
+  private readonly memo = new Map<number, PickleValue>();
+  /** Offset and name of the opcode being run, for messages. */
+  private at = 0;
+  private op = '';
+
+  constructor(private readonly cursor: PickleCursor) {}
+
+  private fail(message: string): never {
+    throw pickleError(`${this.op} at offset ${this.at}: ${message}`);
+  }
+
+  private push(value: PickleValue): void {
+    this.stack.push(value);
+  }
+
+  private pop(): PickleValue {
+    if (this.stack.length === 0) this.fail('the stack is empty');
+    return this.stack.pop() as PickleValue;
+  }
+
+  private top(): PickleValue {
+    if (this.stack.length === 0) this.fail('the stack is empty');
+    return this.stack[this.stack.length - 1] as PickleValue;
+  }
+
+  private popMark(): PickleValue[] {
+    const outer = this.marks.pop();
+    if (outer === undefined) this.fail('no MARK is open');
+    const items = this.stack;
+    this.stack = outer;
+    return items;
+  }
+
+  private popMany(n: number): PickleValue[] {
+    if (this.stack.length < n) this.fail(`needs ${n} items, the stack holds ${this.stack.length}`);
+    return this.stack.splice(this.stack.length - n, n);
+  }
+
+  private target<K extends 'list' | 'dict' | 'set'>(kind: K): Extract<PickleValue, { kind: K }> {
+    const value = this.top();
+    if (value === null || typeof value !== 'object' || value.kind !== kind) {
+      this.fail(`the target is ${kindOf(value)}, not a ${kind}`);
+    }
+    return value as Extract<PickleValue, { kind: K }>;
+  }
+
+  private setItems(dict: DictValue, items: PickleValue[]): void {
+    if (items.length % 2 !== 0) this.fail(`${items.length} items do not make key-value pairs`);
+    for (let i = 0; i < items.length; i += 2) {
+      const key = items[i] as PickleValue;
+      dict.entries.set(dictKeyOf(key), { key, value: items[i + 1] as PickleValue });
+    }
+  }
+
+  private memoGet(index: number): void {
+    if (!this.memo.has(index)) this.fail(`memo ${index} was never stored`);
+    this.push(this.memo.get(index) as PickleValue);
+  }
+
+  private global(module: string, name: string): void {
+    this.push(globalValue(module, name, this.at));
+  }
+
+  private text(value: PickleValue): string {
+    if (typeof value !== 'string') this.fail(`expects str, got ${kindOf(value)}`);
+    return value;
+  }
+
+  /** Runs to STOP; returns the one value left. */
+  run(): PickleValue {
+    const c = this.cursor;
+    for (;;) {
+      this.at = c.pos;
+      if (c.left === 0) throw pickleError(`ends at offset ${c.pos} without STOP`);
+      const code = c.u8();
+      this.op = OPCODE_NAMES.get(code) ?? '';
+      c.opcode = this.op;
+      c.opcodeAt = this.at;
+      switch (code) {
+        case 0x80: {
+          const version = c.u8();
+          if (version < 2 || version > HIGHEST_PROTOCOL)
+            this.fail(`protocol ${version} is not 2 to 5`);
+          break;
+        }
+        case 0x95: // FRAME: a buffering hint; its length must fit
+          if (c.u64() > BigInt(c.left)) this.fail('the frame runs past the end');
+          break;
+        case 0x2e: {
+          // STOP
+          if (this.marks.length !== 0 || this.stack.length !== 1) {
+            this.fail(
+              `leaves ${this.stack.length} values and ${this.marks.length} open MARKs, not 1 value`,
+            );
+          }
+          if (c.left !== 0) this.fail(`${c.left} bytes follow STOP`);
+          return this.stack[0] as PickleValue;
+        }
+        case 0x28: // MARK
+          this.marks.push(this.stack);
+          this.stack = [];
+          break;
+        case 0x30: // POP
+          if (this.stack.length === 0) this.popMark();
+          else this.stack.pop();
+          break;
+        case 0x31: // POP_MARK
+          this.popMark();
+          break;
+        case 0x32: // DUP
+          this.push(this.top());
+          break;
+        case 0x4e: // NONE
+          this.push(null);
+          break;
+        case 0x88: // NEWTRUE
+          this.push(true);
+          break;
+        case 0x89: // NEWFALSE
+          this.push(false);
+          break;
+        case 0x4a: // BININT
+          this.push(c.i32());
+          break;
+        case 0x4b: // BININT1
+          this.push(c.u8());
+          break;
+        case 0x4d: // BININT2
+          this.push(c.u16());
+          break;
+        case 0x8a: // LONG1
+          this.push(c.long(c.u8()));
+          break;
+        case 0x8b: // LONG4
+          this.push(c.long(c.length32()));
+          break;
+        case 0x47: // BINFLOAT
+          this.push({ kind: 'float', value: c.f64be() });
+          break;
+        case 0x58: // BINUNICODE
+          this.push(c.utf8(c.u32()));
+          break;
+        case 0x8c: // SHORT_BINUNICODE
+          this.push(c.utf8(c.u8()));
+          break;
+        case 0x8d: // BINUNICODE8
+          this.push(c.utf8(c.u64()));
+          break;
+        case 0x54: // BINSTRING: a Python 2 str, which torch.load decodes as UTF-8
+          this.push(c.utf8(c.length32()));
+          break;
+        case 0x55: // SHORT_BINSTRING
+          this.push(c.utf8(c.u8()));
+          break;
+        case 0x42: // BINBYTES
+          c.take(c.u32());
+          this.push({ kind: 'bytes' });
+          break;
+        case 0x43: // SHORT_BINBYTES
+          c.take(c.u8());
+          this.push({ kind: 'bytes' });
+          break;
+        case 0x8e: // BINBYTES8
+        case 0x96: // BYTEARRAY8
+          c.take(c.u64());
+          this.push({ kind: 'bytes' });
+          break;
+        case 0x5d: // EMPTY_LIST
+          this.push({ kind: 'list', items: [] });
+          break;
+        case 0x6c: // LIST
+          this.push({ kind: 'list', items: this.popMark() });
+          break;
+        case 0x61: {
+          // APPEND
+          const item = this.pop();
+          this.target('list').items.push(item);
+          break;
+        }
+        case 0x65: {
+          // APPENDS
+          const items = this.popMark();
+          const list = this.target('list');
+          for (const item of items) list.items.push(item);
+          break;
+        }
+        case 0x29: // EMPTY_TUPLE
+          this.push({ kind: 'tuple', items: [] });
+          break;
+        case 0x74: // TUPLE
+          this.push({ kind: 'tuple', items: this.popMark() });
+          break;
+        case 0x85: // TUPLE1
+        case 0x86: // TUPLE2
+        case 0x87: // TUPLE3
+          this.push({ kind: 'tuple', items: this.popMany(code - 0x84) });
+          break;
+        case 0x7d: // EMPTY_DICT
+          this.push({ kind: 'dict', entries: new Map() });
+          break;
+        case 0x64: {
+          // DICT
+          const dict: DictValue = { kind: 'dict', entries: new Map() };
+          this.setItems(dict, this.popMark());
+          this.push(dict);
+          break;
+        }
+        case 0x73: {
+          // SETITEM
+          const pair = this.popMany(2);
+          this.setItems(this.target('dict'), pair);
+          break;
+        }
+        case 0x75: {
+          // SETITEMS
+          const items = this.popMark();
+          this.setItems(this.target('dict'), items);
+          break;
+        }
+        case 0x8f: // EMPTY_SET
+          this.push({ kind: 'set' });
+          break;
+        case 0x90: // ADDITEMS
+          this.popMark();
+          this.target('set');
+          break;
+        case 0x91: // FROZENSET
+          this.popMark();
+          this.push({ kind: 'frozenset' });
+          break;
+        case 0x68: // BINGET
+          this.memoGet(c.u8());
+          break;
+        case 0x6a: // LONG_BINGET
+          this.memoGet(c.u32());
+          break;
+        case 0x71: // BINPUT
+          this.memo.set(c.u8(), this.top());
+          break;
+        case 0x72: // LONG_BINPUT
+          this.memo.set(c.u32(), this.top());
+          break;
+        case 0x94: // MEMOIZE
+          this.memo.set(this.memo.size, this.top());
+          break;
+        case 0x63: {
+          // GLOBAL
+          const module = c.line();
+          this.global(module, c.line());
+          break;
+        }
+        case 0x93: {
+          // STACK_GLOBAL
+          const name = this.text(this.pop());
+          this.global(this.text(this.pop()), name);
+          break;
+        }
+        case 0x52: {
+          // REDUCE
+          const args = this.pop();
+          this.push(reduceValue(this.pop(), args));
+          break;
+        }
+        case 0x81: {
+          // NEWOBJ
+          const args = this.pop();
+          this.push(newObjectValue(this.pop(), args));
+          break;
+        }
+        case 0x92: {
+          // NEWOBJ_EX
+          const kwargs = this.pop();
+          const args = this.pop();
+          const cls = this.pop();
+          if (
+            kwargs === null ||
+            typeof kwargs !== 'object' ||
+            kwargs.kind !== 'dict' ||
+            kwargs.entries.size > 0
+          ) {
+            this.fail('keyword arguments are not supported');
+          }
+          this.push(newObjectValue(cls, args));
+          break;
+        }
+        case 0x62: {
+          // BUILD: a dict's state is its attributes (an OrderedDict's _metadata), not entries
+          const state = this.pop();
+          this.target('dict');
+          if (state !== null && (typeof state !== 'object' || state.kind !== 'dict')) {
+            this.fail(`the state is ${kindOf(state)}, not a dict`);
+          }
+          break;
+        }
+        case 0x51: // BINPERSID
+          this.push(storageOf(this.pop()));
+          break;
+        default:
+          throw pickleError(
+            this.op === ''
+              ? `unknown opcode 0x${code.toString(16).padStart(2, '0')} at offset ${this.at}`
+              : `opcode ${this.op} at offset ${this.at} is not supported (torch.save never writes it)`,
+          );
+      }
+    }
+  }
+}
+
+/** Runs a pickle to its STOP and returns its value, refusing anything outside the allow-list. */
+export function runPickle(bytes: Uint8Array): PickleValue {
+  return new PickleMachine(new PickleCursor(bytes)).run();
+}

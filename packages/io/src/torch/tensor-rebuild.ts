@@ -1,0 +1,176 @@
+// What torch's rebuild functions would make of their arguments, as records: a storage from its
+// persistent id, a tensor from `_rebuild_tensor_v2` / `_v3`, a parameter (the tensor it wraps)
+// from `_rebuild_parameter` / `_with_state`. Every argument is checked for the type torch passes;
+// the view must lie inside its storage, so no later read is sized by a lie.
+
+import { quote } from '../text.js';
+import { pickleError } from './pickle-error.js';
+import {
+  kindOf,
+  type PickleValue,
+  type StorageValue,
+  type TensorValue,
+  type TupleValue,
+} from './pickle-values.js';
+import { STORAGE_CLASS_DTYPES, TORCH_DTYPE_SIZES } from './torch-dtypes.js';
+
+const UNTYPED_STORAGE = 'torch.storage.UntypedStorage';
+
+function count(value: PickleValue, what: string): number {
+  if (typeof value !== 'number' || value < 0) {
+    throw pickleError(`${what} is ${kindOf(value)} ${describe(value)}, not an int from 0 to 2^53`);
+  }
+  return value;
+}
+
+function describe(value: PickleValue): string {
+  return typeof value === 'number' || typeof value === 'bigint' ? String(value) : '';
+}
+
+function ints(value: PickleValue, what: string): number[] {
+  if (value === null || typeof value !== 'object' || value.kind !== 'tuple') {
+    throw pickleError(`${what} is ${kindOf(value)}, not a tuple of ints`);
+  }
+  return value.items.map((item) => count(item, `an element of ${what}`));
+}
+
+function isDict(value: PickleValue): boolean {
+  return value !== null && typeof value === 'object' && value.kind === 'dict';
+}
+
+/** The persistent id `('storage', storage_type, key, location, numel)` torch.save writes. */
+export function storageOf(pid: PickleValue): StorageValue {
+  if (
+    pid === null ||
+    typeof pid !== 'object' ||
+    pid.kind !== 'tuple' ||
+    pid.items[0] !== 'storage'
+  ) {
+    throw pickleError(`persistent id is ${kindOf(pid)}, not a ('storage', ...) tuple`);
+  }
+  if (pid.items.length !== 5) {
+    throw pickleError(`storage persistent id has ${pid.items.length} items, not 5`);
+  }
+  const [, type, key, location, numel] = pid.items as [
+    unknown,
+    PickleValue,
+    PickleValue,
+    PickleValue,
+    PickleValue,
+  ];
+  if (type === null || typeof type !== 'object' || type.kind !== 'global') {
+    throw pickleError(`storage type is ${kindOf(type)}, not a storage class`);
+  }
+  const untyped = type.name === UNTYPED_STORAGE;
+  const dtype = untyped ? 'uint8' : STORAGE_CLASS_DTYPES.get(type.name.replace(/^torch\./, ''));
+  if (dtype === undefined) throw pickleError(`${quote(type.name)} is not a storage class`);
+  if (typeof key !== 'string') throw pickleError(`storage key is ${kindOf(key)}, not str`);
+  if (typeof location !== 'string') {
+    throw pickleError(`storage location is ${kindOf(location)}, not str`);
+  }
+  return { kind: 'storage', key, dtype, untyped, numel: count(numel, 'storage numel') };
+}
+
+function storageArg(value: PickleValue): StorageValue {
+  if (value === null || typeof value !== 'object' || value.kind !== 'storage') {
+    throw pickleError(`a tensor's storage is ${kindOf(value)}, not a persistent storage`);
+  }
+  return value;
+}
+
+/** The storage seen as elements of `dtype`: an UntypedStorage counts bytes, a typed one elements. */
+function storageAs(storage: StorageValue, dtype: string): StorageValue {
+  if (storage.dtype === dtype) return storage;
+  const size = TORCH_DTYPE_SIZES.get(dtype) as number;
+  if (!storage.untyped) {
+    throw pickleError(`storage ${quote(storage.key)} holds ${storage.dtype}, not ${dtype}`);
+  }
+  if (storage.numel % size !== 0) {
+    throw pickleError(
+      `storage ${quote(storage.key)} has ${storage.numel} bytes, not a whole number of ${dtype}`,
+    );
+  }
+  return { ...storage, dtype, numel: storage.numel / size };
+}
+
+function tensorOf(args: readonly PickleValue[], dtype: string | undefined): TensorValue {
+  const [storageValue, offsetValue, shapeValue, stridesValue, requiresGrad, hooks] =
+    args as PickleValue[];
+  const raw = storageArg(storageValue as PickleValue);
+  const storage = storageAs(raw, dtype ?? raw.dtype);
+  const storageOffset = count(offsetValue as PickleValue, 'storage offset');
+  const shape = ints(shapeValue as PickleValue, 'tensor shape');
+  const strides = ints(stridesValue as PickleValue, 'tensor strides');
+  if (shape.length !== strides.length) {
+    throw pickleError(`tensor shape has ${shape.length} dims, its strides ${strides.length}`);
+  }
+  if (typeof requiresGrad !== 'boolean') {
+    throw pickleError(`requires_grad is ${kindOf(requiresGrad as PickleValue)}, not bool`);
+  }
+  if (!isDict(hooks as PickleValue)) {
+    throw pickleError(`backward hooks are ${kindOf(hooks as PickleValue)}, not a dict`);
+  }
+  checkExtent(storage, storageOffset, shape, strides);
+  return { kind: 'tensor', storage, dtype: storage.dtype, storageOffset, shape, strides };
+}
+
+/** The last element the view reaches lies inside the storage (an empty view: its offset does). */
+function checkExtent(storage: StorageValue, offset: number, shape: number[], strides: number[]) {
+  let last = BigInt(offset);
+  if (shape.every((dim) => dim > 0)) {
+    shape.forEach((dim, i) => {
+      last += BigInt(dim - 1) * BigInt(strides[i] as number);
+    });
+    last += 1n;
+  }
+  if (last > BigInt(storage.numel)) {
+    throw pickleError(
+      `a tensor of shape (${shape.join(', ')}) at offset ${offset} reaches element ${last} ` +
+        `of storage ${quote(storage.key)}, which holds ${storage.numel}`,
+    );
+  }
+}
+
+function arity(name: string, args: TupleValue, counts: readonly number[]): readonly PickleValue[] {
+  if (!counts.includes(args.items.length)) {
+    throw pickleError(`${name} takes ${counts.join(' or ')} arguments, not ${args.items.length}`);
+  }
+  return args.items;
+}
+
+function tensorArg(value: PickleValue): TensorValue {
+  if (value === null || typeof value !== 'object' || value.kind !== 'tensor') {
+    throw pickleError(`a parameter wraps ${kindOf(value)}, not a tensor`);
+  }
+  return value;
+}
+
+/** Each allowed rebuild function: what calling it with `args` would give. */
+export const REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> = new Map([
+  [
+    'torch._utils._rebuild_tensor_v2',
+    (args: TupleValue) => tensorOf(arity('_rebuild_tensor_v2', args, [6, 7]), undefined),
+  ],
+  [
+    'torch._utils._rebuild_tensor_v3',
+    (args: TupleValue) => {
+      const items = arity('_rebuild_tensor_v3', args, [7, 8]);
+      const dtype = items[6] as PickleValue;
+      if (dtype === null || typeof dtype !== 'object' || dtype.kind !== 'global') {
+        throw pickleError(`_rebuild_tensor_v3's dtype is ${kindOf(dtype)}, not a torch dtype`);
+      }
+      const name = dtype.name.replace(/^torch\./, '');
+      if (!TORCH_DTYPE_SIZES.has(name)) throw pickleError(`${quote(dtype.name)} is not a dtype`);
+      return tensorOf(items, name);
+    },
+  ],
+  [
+    'torch._utils._rebuild_parameter',
+    (args: TupleValue) => tensorArg(arity('_rebuild_parameter', args, [3])[0] as PickleValue),
+  ],
+  [
+    'torch._utils._rebuild_parameter_with_state',
+    (args: TupleValue) =>
+      tensorArg(arity('_rebuild_parameter_with_state', args, [4])[0] as PickleValue),
+  ],
+]);

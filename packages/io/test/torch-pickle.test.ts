@@ -1,0 +1,174 @@
+// The data.pkl reader against torch's own output (scripts/fixtures/torch_pickles.py: the records
+// torch.load gives), hostile pickles (each refused with its one line, before any allocation its
+// declared sizes ask for), pickles nested a million deep, and arbitrary bytes.
+
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isTensorOpsError } from '@tensorops/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readTorchPickle, type TorchTensorRecord } from '../src/torch/pickle-records.js';
+import { expectError } from './helpers.js';
+
+const DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/torch/pickles');
+
+interface Manifest {
+  valid: { file: string; protocol: number; tensors: TorchTensorRecord[]; otherEntries: number }[];
+  hostile: { file: string; message: string }[];
+}
+
+const manifest: Manifest = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8'));
+const pickleBytes = (file: string) => new Uint8Array(readFileSync(join(DIR, file)));
+
+/** The one line a refusal gives. */
+function refusal(bytes: Uint8Array): string {
+  const error = expectError(() => readTorchPickle(bytes));
+  expect(error.code).toBe('E_FORMAT');
+  expect(error.message).not.toContain('\n');
+  expect(error.message.length).toBeLessThanOrEqual(240);
+  return error.message;
+}
+
+const ascii = (text: string) => new TextEncoder().encode(text);
+
+function concat(...parts: (Uint8Array | string | number[])[]): Uint8Array {
+  const arrays = parts.map((p) =>
+    typeof p === 'string' ? ascii(p) : p instanceof Uint8Array ? p : Uint8Array.from(p),
+  );
+  const out = new Uint8Array(arrays.reduce((n, a) => n + a.length, 0));
+  let at = 0;
+  for (const a of arrays) {
+    out.set(a, at);
+    at += a.length;
+  }
+  return out;
+}
+
+/** `part` `count` times over, without building a million small arrays. */
+function repeat(part: Uint8Array | string, count: number): Uint8Array {
+  const unit = typeof part === 'string' ? ascii(part) : part;
+  const out = new Uint8Array(unit.length * count);
+  for (let i = 0; i < count; i++) out.set(unit, i * unit.length);
+  return out;
+}
+
+const PROTO2 = [0x80, 0x02];
+const MILLION = 1_000_000;
+
+describe('torch.save pickles', () => {
+  it.each(manifest.valid.map((c) => [c.file, c] as const))(
+    '%s gives the records torch.load gives',
+    (file, c) => {
+      expect(readTorchPickle(pickleBytes(file))).toEqual({
+        tensors: c.tensors,
+        otherEntries: c.otherEntries,
+      });
+    },
+  );
+
+  it('covers every dtype, protocols 2, 4 and 5, views, ties, parameters and optimizer state', () => {
+    const all = manifest.valid.flatMap((c) => c.tensors);
+    expect(new Set(all.map((t) => t.storage.dtype)).size).toBe(20);
+    expect(new Set(manifest.valid.map((c) => c.protocol))).toEqual(new Set([2, 4, 5]));
+    expect(all.some((t) => t.strides.includes(0))).toBe(true);
+    expect(all.some((t) => t.storageOffset > 0)).toBe(true);
+    const tied = manifest.valid.find((c) => c.file === 'tied.pkl')?.tensors ?? [];
+    expect(tied[0]?.storage.key).toBe(tied[1]?.storage.key);
+    expect(manifest.valid.find((c) => c.file === 'optimizer.pkl')?.otherEntries).toBeGreaterThan(5);
+  });
+
+  it('refuses every truncation of every fixture', () => {
+    for (const c of manifest.valid) {
+      const bytes = pickleBytes(c.file);
+      for (let end = 0; end < bytes.length; end++) refusal(bytes.subarray(0, end));
+    }
+  });
+});
+
+describe('hostile pickles', () => {
+  it.each(manifest.hostile.map((c) => [c.file, c.message] as const))(
+    '%s is refused',
+    (file, message) => {
+      expect(refusal(pickleBytes(file))).toContain(message);
+    },
+  );
+
+  it('refuses declared lengths far beyond the input without allocating them', () => {
+    const before = process.memoryUsage().arrayBuffers;
+    const huge = [
+      concat(PROTO2, [0x58, 0, 0, 0, 0x40], repeat('abc', 300), '.'),
+      concat([0x80, 4, 0x8d], [0, 0, 0, 0, 0, 0, 0, 0x80], 'abc.'),
+      concat([0x80, 4, 0x8e], [0, 0, 0, 0, 0, 1, 0, 0], 'abc.'),
+      concat([0x80, 4, 0x96], [0, 0, 0, 0x40, 0, 0, 0, 0], 'abc.'),
+      concat(PROTO2, [0x42, 0xff, 0xff, 0xff, 0xff], 'abc.'),
+      concat(PROTO2, [0x54, 0xff, 0xff, 0xff, 0x7f], 'abc.'),
+    ];
+    for (const bytes of huge)
+      expect(refusal(bytes)).toMatch(/at offset 2 declares \d+ bytes, only \d+ remain$/);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 2 ** 20);
+  });
+
+  it('keeps memo indices as keys: a LONG_BINPUT of 2^31 and a million distinct ones', () => {
+    const top = concat(PROTO2, '}', [0x72, 0, 0, 0, 0x80], [0x6a, 0, 0, 0, 0x80], '0.');
+    expect(readTorchPickle(top)).toEqual({ tensors: [], otherEntries: 0 });
+    const puts = new Uint8Array(5 * MILLION);
+    for (let i = 0; i < MILLION; i++)
+      puts.set([0x72, i & 0xff, (i >> 8) & 0xff, i >> 16, 0], 5 * i);
+    expect(readTorchPickle(concat(PROTO2, '}', puts, '.'))).toEqual({
+      tensors: [],
+      otherEntries: 0,
+    });
+  });
+
+  it('refuses dicts nested a million deep with one line, without recursing', () => {
+    const key = [0x58, 1, 0, 0, 0, 0x61]; // BINUNICODE 'a'
+    const dicts = concat(PROTO2, '}', repeat(concat(key, '}'), MILLION), repeat('s', MILLION), '.');
+    expect(refusal(dicts)).toMatch(/^data\.pkl: dicts nest deeper than 64 levels under 'a\.a\.a/);
+  });
+
+  it('reads tuples and lists nested a million deep as one other entry', () => {
+    const tuples = concat(PROTO2, repeat('(', MILLION), ')', repeat('t', MILLION), '.');
+    expect(readTorchPickle(tuples)).toEqual({ tensors: [], otherEntries: 1 });
+    const lists = concat(PROTO2, repeat(']', MILLION), repeat('a', MILLION - 1), '.');
+    expect(readTorchPickle(lists)).toEqual({ tensors: [], otherEntries: 1 });
+  });
+
+  it('refuses a million open MARKs at STOP', () => {
+    expect(refusal(concat(PROTO2, repeat('(', MILLION), '}.'))).toContain(`${MILLION} open MARKs`);
+  });
+});
+
+describe('arbitrary bytes', () => {
+  const seeds = manifest.valid.map((c) => pickleBytes(c.file));
+
+  it('never throw anything but a TensorOpsError, and always end', () => {
+    const anyBytes = fc.oneof(
+      fc.uint8Array({ maxLength: 512 }),
+      fc.uint8Array({ maxLength: 512 }).map((tail) => concat(PROTO2, tail)),
+      fc
+        .record({
+          seed: fc.nat(seeds.length - 1),
+          edits: fc.array(fc.record({ at: fc.nat(), byte: fc.nat(255) }), {
+            minLength: 1,
+            maxLength: 6,
+          }),
+        })
+        .map(({ seed, edits }) => {
+          const out = (seeds[seed] as Uint8Array).slice();
+          for (const { at, byte } of edits) out[at % out.length] = byte;
+          return out;
+        }),
+    );
+    fc.assert(
+      fc.property(anyBytes, (bytes) => {
+        try {
+          readTorchPickle(bytes);
+        } catch (error) {
+          if (!isTensorOpsError(error) || error.code !== 'E_FORMAT') throw error;
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
