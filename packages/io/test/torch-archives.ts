@@ -84,17 +84,17 @@ export function torchPickle(tensors: readonly PickledTensor[]): Uint8Array {
   return concat([Uint8Array.of(0x80, 0x02), ascii('}('), ...items, ascii('u.')]);
 }
 
-/** A state dict whose one value is a list nested `depth` deep: `[[[...]]]`. */
+/** A state dict nested `depth` dicts deep: `{'a': {'a': ... {}}}`. */
 export function deepPickle(depth: number): Uint8Array {
-  const out = new Uint8Array(2 + 3 + 5 + 1 + depth * 2 + 2);
-  out.set([0x80, 0x02, 0x7d, 0x28], 0); // PROTO 2, EMPTY_DICT, MARK
-  out.set(str('x'), 4); // 6 bytes: X, length, 'x'
-  let at = 10;
-  for (let i = 0; i < depth; i++) out[at++] = 0x5d; // EMPTY_LIST
-  out[at++] = 0x5d;
-  for (let i = 0; i < depth; i++) out[at++] = 0x61; // APPEND
-  out[at++] = 0x75; // SETITEMS
-  out[at] = 0x2e; // STOP
+  // Per level: EMPTY_DICT, MARK, BINUNICODE 'a'; then the innermost {}, a SETITEMS per level, STOP.
+  const level = Uint8Array.of(0x7d, 0x28, 0x58, 1, 0, 0, 0, 0x61);
+  const out = new Uint8Array(2 + depth * level.length + 1 + depth + 1);
+  out.set([0x80, 0x02], 0);
+  for (let i = 0; i < depth; i++) out.set(level, 2 + i * level.length);
+  let at = 2 + depth * level.length;
+  out[at++] = 0x7d;
+  out.fill(0x75, at, at + depth);
+  out[at + depth] = 0x2e;
   return out;
 }
 
