@@ -51,12 +51,12 @@ function notTensorLines(report: InspectReport): string {
   const others = report.other_entries;
   return report.not_tensors
     .map((o) => `  ${printable(o.name)}  not a tensor: ${printable(o.reason)}\n`)
-    .concat(
-      others > 0
-        ? [`  and ${others} entr${others === 1 ? 'y' : 'ies'} that are not tensors\n`]
-        : [],
-    )
+    .concat(others > 0 ? [`  and ${otherEntries(others)}\n`] : [])
     .join('');
+}
+
+function otherEntries(n: number): string {
+  return n === 1 ? '1 entry that is not a tensor' : `${n} entries that are not tensors`;
 }
 
 /** A torch tensor's storage: `storage 0 (shared with 1 more)`, and a strided view's strides. */

@@ -24,7 +24,7 @@ import { type FormatReader, type StoredTensor, swapUnitOf } from './stored.js';
 import { readZipDirectory, type ZipEntry, zipDataStarts } from './zip-directory.js';
 
 /** data.pkl is read whole: a state dict of ten thousand tensors pickles to a few MB. */
-export const MAX_TORCH_PICKLE_BYTES = 64 << 20;
+const MAX_TORCH_PICKLE_BYTES = 64 << 20;
 const STORED = 0;
 
 interface Located {
