@@ -36,8 +36,9 @@ export async function openUrlWith(
   } catch (cause) {
     throw fileError(label, 'read', cause);
   }
-  if (!isShardIndexPath(pathname))
-    return openTensorSource(source, inputFormatOfPath(pathname), readers);
+  if (!isShardIndexPath(pathname)) {
+    return openTensorSource(source, inputFormatOfPath(pathname), readers, options.tensor);
+  }
   try {
     let text: string;
     try {

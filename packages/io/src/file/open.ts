@@ -7,9 +7,12 @@ import { fileError } from './errors.js';
 import type { ByteSource } from './source.js';
 import { type FormatReader, type TensorFile, tensorFile } from './stored.js';
 
-/** One reader per format: reads the header (or zip directory) of a source. */
+/**
+ * One reader per format: reads the header (or zip directory) of a source. `only` names the one
+ * tensor the caller will read, for a reader that can then read less (torch over HTTP).
+ */
 export type FormatReaders = Readonly<
-  Record<InputFormat, (source: ByteSource) => Promise<FormatReader>>
+  Record<InputFormat, (source: ByteSource, only?: string) => Promise<FormatReader>>
 >;
 
 /** The format of a file whose extension says nothing, from its first bytes. */
@@ -27,9 +30,10 @@ export async function openTensorSource(
   source: ByteSource,
   format: InputFormat | undefined,
   readers: FormatReaders,
+  only?: string,
 ): Promise<TensorFile> {
   try {
-    const reader = await readers[format ?? (await sniff(source))](source);
+    const reader = await readers[format ?? (await sniff(source))](source, only);
     return tensorFile(source, reader);
   } catch (cause) {
     await source.close().catch(() => {});

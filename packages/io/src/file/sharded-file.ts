@@ -128,6 +128,7 @@ async function openShardHeader(
   index: ShardIndex,
   shard: string,
   openShard: OpenShard,
+  only: string | undefined,
 ): Promise<OpenedShard> {
   let source: ByteSource;
   try {
@@ -139,7 +140,7 @@ async function openShardHeader(
   try {
     // Shards are .safetensors, or torch.save checkpoints (`pytorch_model-00001-of-00002.bin`).
     const read = inputFormatOfPath(shard) === 'torch' ? torchReader : safetensorsReader;
-    return { source, reader: await read(source) };
+    return { source, reader: await read(source, only) };
   } catch (cause) {
     await source.close().catch(() => {});
     throw fileError(`shard ${quote(shard)}`, 'read', cause);
@@ -160,7 +161,7 @@ export async function openShardedFile(
   const index = parseShardIndex(indexText);
   const wanted = neededShards(index, only);
   const outcome = await mapBounded(wanted, SHARDS_AT_ONCE, (shard) =>
-    openShardHeader(index, shard, openShard),
+    openShardHeader(index, shard, openShard, only),
   );
   if (!outcome.ok) {
     await Promise.all(outcome.results.map((o) => o?.source.close().catch(() => {})));

@@ -71,68 +71,88 @@ async function memberBytes(
   return readExactly(source, start, entry.uncompressedSize, `torch member ${quote(entry.name)}`);
 }
 
-export async function torchReader(source: ByteSource): Promise<FormatReader> {
-  refuseLegacy(await readExactly(source, 0, Math.min(14, source.size), 'torch checkpoint'));
-  const entries = await readZipDirectory(source);
+/** The archive's members by name; encrypted and duplicate members are refused. */
+function entriesByName(entries: readonly ZipEntry[]): Map<string, ZipEntry> {
   const byName = new Map<string, ZipEntry>();
   for (const e of entries) {
-    if (e.encrypted)
-      throw new TensorOpsError('E_FORMAT', `torch member ${quote(e.name)} is encrypted`);
-    if (byName.has(e.name))
-      throw new TensorOpsError(
-        'E_FORMAT',
-        `torch checkpoint has a duplicate member ${quote(e.name)}`,
-      );
+    const name = quote(e.name);
+    if (e.encrypted) throw new TensorOpsError('E_FORMAT', `torch member ${name} is encrypted`);
+    if (byName.has(e.name)) {
+      throw new TensorOpsError('E_FORMAT', `torch checkpoint has a duplicate member ${name}`);
+    }
     byName.set(e.name, e);
   }
-  const layout = torchLayout([...byName.keys()]);
-  const small = [layout.pickle, ...(layout.byteorder === undefined ? [] : [layout.byteorder])];
-  const storages = entries.filter((e) => e.name.startsWith(`${layout.prefix}data/`));
-  const wanted = [...small.map((n) => byName.get(n) as ZipEntry), ...storages];
-  const starts = await zipDataStarts(source, wanted);
-  const startOf = new Map(wanted.map((e, k) => [e, starts[k] as number]));
-  const member = (name: string, limit: number) => {
-    const e = byName.get(name) as ZipEntry;
-    return memberBytes(source, e, startOf.get(e) as number, limit);
-  };
-  const byteorderText =
-    layout.byteorder === undefined
-      ? undefined
-      : new TextDecoder().decode(await member(layout.byteorder, 16));
-  const byteOrder = torchByteOrder(byteorderText);
-  const pickle = readTorchPickle(await member(layout.pickle, MAX_TORCH_PICKLE_BYTES));
+  return byName;
+}
 
-  const located = new Map<StoredTensor, Located>();
+/** The member holding a tensor's storage: present, stored, and as large as the pickle declares. */
+function storageEntry(
+  record: TorchTensorRecord,
+  itemSize: number,
+  entry: ZipEntry | undefined,
+): ZipEntry {
+  const key = record.storage.key;
+  if (entry === undefined) {
+    throw new TensorOpsError(
+      'E_FORMAT',
+      `tensor ${quote(record.name)} names storage ${quote(key)}, which the archive does not have`,
+    );
+  }
+  if (entry.method !== STORED) {
+    throw new TensorOpsError(
+      'E_FORMAT',
+      `torch storage ${quote(entry.name)} is compressed (method ${entry.method}); torch.save stores storages uncompressed, so that they are read by ranges`,
+    );
+  }
+  const declared = record.storage.numel * itemSize;
+  const size = entry.uncompressedSize;
+  if (!Number.isSafeInteger(declared) || declared > size || entry.compressedSize !== size) {
+    throw new TensorOpsError(
+      'E_FORMAT',
+      `storage ${quote(key)} declares ${record.storage.numel} ${record.storage.dtype} elements; its member holds ${entry.uncompressedSize} bytes`,
+    );
+  }
+  return entry;
+}
+
+/**
+ * Reads a checkpoint's directory and data.pkl. With `only` (a URL opened for one tensor), only
+ * that tensor is listed and only its storage's local header is read: one request, not one per
+ * storage (a name the pickle lacks lists them all, for the error that names them).
+ */
+export async function torchReader(source: ByteSource, only?: string): Promise<FormatReader> {
+  refuseLegacy(await readExactly(source, 0, Math.min(14, source.size), 'torch checkpoint'));
+  const byName = entriesByName(await readZipDirectory(source));
+  const layout = torchLayout([...byName.keys()]);
+  const small = [layout.pickle, layout.byteorder].flatMap((n) =>
+    n === undefined ? [] : [byName.get(n) as ZipEntry],
+  );
+  const smallStarts = await zipDataStarts(source, small);
+  const member = (k: number, limit: number) =>
+    memberBytes(source, small[k] as ZipEntry, smallStarts[k] as number, limit);
+  const byteOrder = torchByteOrder(
+    layout.byteorder === undefined ? undefined : new TextDecoder().decode(await member(1, 16)),
+  );
+  const pickle = readTorchPickle(await member(0, MAX_TORCH_PICKLE_BYTES));
   const sharers = new Map<string, number>();
   for (const r of pickle.tensors) sharers.set(r.storage.key, (sharers.get(r.storage.key) ?? 0) + 1);
-  const tensors: StoredTensor[] = [];
-  for (const record of pickle.tensors) {
-    const key = record.storage.key;
-    const entry = byName.get(`${layout.prefix}data/${key}`);
-    if (entry === undefined) {
-      throw new TensorOpsError(
-        'E_FORMAT',
-        `tensor ${quote(record.name)} names storage ${quote(key)}, which the archive does not have`,
-      );
-    }
-    if (entry.method !== STORED) {
-      throw new TensorOpsError(
-        'E_FORMAT',
-        `torch storage ${quote(entry.name)} is compressed (method ${entry.method}); torch.save stores storages uncompressed, so that they are read by ranges`,
-      );
-    }
+  const listed =
+    only !== undefined && pickle.tensors.some((r) => r.name === only)
+      ? pickle.tensors.filter((r) => r.name === only)
+      : pickle.tensors;
+  const checked = listed.map((record) => {
     const dt = torchDtype(record.storage.dtype);
-    const declared = record.storage.numel * dt.itemSize;
-    if (
-      !Number.isSafeInteger(declared) ||
-      declared > entry.uncompressedSize ||
-      entry.compressedSize !== entry.uncompressedSize
-    ) {
-      throw new TensorOpsError(
-        'E_FORMAT',
-        `storage ${quote(key)} declares ${record.storage.numel} ${dt.name} elements; its member holds ${entry.uncompressedSize} bytes`,
-      );
-    }
+    const found = byName.get(`${layout.prefix}data/${record.storage.key}`);
+    return { record, dt, entry: storageEntry(record, dt.itemSize, found) };
+  });
+  const storages = [...new Set(checked.map((c) => c.entry))];
+  const starts = await zipDataStarts(source, storages);
+  const startOf = new Map(storages.map((e, k) => [e, starts[k] as number]));
+
+  const located = new Map<StoredTensor, Located>();
+  const tensors: StoredTensor[] = [];
+  for (const { record, dt, entry } of checked) {
+    const key = record.storage.key;
     const view = torchView(record, record.storage.numel);
     const storageStart = startOf.get(entry) as number;
     const shared = (sharers.get(key) as number) - 1;

@@ -50,6 +50,9 @@ interface Directory {
   readonly offset: number;
   readonly size: number;
   readonly entries: number;
+  /** The end of the source, read to find the end record, and where it starts. */
+  readonly tail: Uint8Array;
+  readonly tailStart: number;
 }
 
 async function findDirectory(source: ByteSource): Promise<Directory> {
@@ -91,7 +94,7 @@ async function findDirectory(source: ByteSource): Promise<Directory> {
   }
   if (entries * CENTRAL_BYTES > size)
     fail(`${entries} entries cannot fit in a ${size}-byte central directory`);
-  return { offset, size, entries };
+  return { offset, size, entries, tail, tailStart };
 }
 
 /** The zip64 extended values of an entry, in the order the spec gives them (only those saturated). */
@@ -115,7 +118,11 @@ function zip64Values(view: DataView, at: number, length: number, wanted: number)
 /** Every entry of the central directory, in its order; names decoded as UTF-8. */
 export async function readZipDirectory(source: ByteSource): Promise<ZipEntry[]> {
   const dir = await findDirectory(source);
-  const bytes = await readExactly(source, dir.offset, dir.size, 'zip central directory');
+  // A small archive's directory is within the tail already read.
+  const bytes =
+    dir.offset >= dir.tailStart
+      ? dir.tail.subarray(dir.offset - dir.tailStart, dir.offset - dir.tailStart + dir.size)
+      : await readExactly(source, dir.offset, dir.size, 'zip central directory');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const decoder = new TextDecoder('utf-8', { fatal: false });
   const entries: ZipEntry[] = [];
