@@ -336,6 +336,43 @@ describe('views', () => {
     );
   });
 
+  it('reads a small expanded view (stride 0), refuses one that would inflate a storage', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tensorops-torch-'));
+    try {
+      const path = join(dir, 'expanded.pt');
+      const row = new Float32Array([1.5, -2, 3]);
+      const view = { storageType: 'FloatStorage', key: '0', numel: 3, offset: 0 };
+      writeCheckpoint(
+        path,
+        torchPickle([
+          { ...view, name: 'rows', shape: [4, 3], strides: [0, 1] },
+          { ...view, name: 'bomb', shape: [2 ** 40], strides: [0] },
+        ]),
+        [{ key: '0', data: new Uint8Array(row.buffer) }],
+      );
+      await expect(openTensorFile(path)).rejects.toThrow(/'bomb' views 1099511627776 elements/);
+      writeCheckpoint(
+        path,
+        torchPickle([{ ...view, name: 'rows', shape: [4, 3], strides: [0, 1] }]),
+        [{ key: '0', data: new Uint8Array(row.buffer) }],
+      );
+      const file = await openTensorFile(path);
+      try {
+        const t = await file.read(file.get('rows'));
+        expect(Array.from(new Float32Array(t.data.slice().buffer))).toEqual([
+          ...row,
+          ...row,
+          ...row,
+          ...row,
+        ]);
+      } finally {
+        await file.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses views past their storage and layouts that overflow', () => {
     const record = (shape: number[], strides: number[], storageOffset = 0): TorchTensorRecord => ({
       name: 'v',

@@ -71,6 +71,23 @@ async function memberBytes(
   return readExactly(source, start, entry.uncompressedSize, `torch member ${quote(entry.name)}`);
 }
 
+/**
+ * An overlapping view (a stride 0, as expand() makes) has more elements than its storage: its
+ * bytes come out of nothing, as a zip bomb's do. One larger than its storage and than this is
+ * refused, so that a small file cannot make a read allocate without bound.
+ */
+const MAX_INFLATED_VIEW_BYTES = 64 << 20;
+
+function refuseInflatedView(record: TorchTensorRecord, elements: number, itemSize: number): void {
+  const bytes = elements * itemSize;
+  if (elements > record.storage.numel && bytes > MAX_INFLATED_VIEW_BYTES) {
+    throw new TensorOpsError(
+      'E_FORMAT',
+      `tensor ${quote(record.name)} views ${elements} elements of a storage of ${record.storage.numel} (overlapping strides): refused above ${MAX_INFLATED_VIEW_BYTES} bytes`,
+    );
+  }
+}
+
 /** The archive's members by name; encrypted and duplicate members are refused. */
 function entriesByName(entries: readonly ZipEntry[]): Map<string, ZipEntry> {
   const byName = new Map<string, ZipEntry>();
@@ -154,6 +171,7 @@ export async function torchReader(source: ByteSource, only?: string): Promise<Fo
   for (const { record, dt, entry } of checked) {
     const key = record.storage.key;
     const view = torchView(record, record.storage.numel);
+    refuseInflatedView(record, view.elements, dt.itemSize);
     const storageStart = startOf.get(entry) as number;
     const shared = (sharers.get(key) as number) - 1;
     const stored: StoredTensor = {
