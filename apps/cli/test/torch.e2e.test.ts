@@ -170,6 +170,13 @@ describe('torch checkpoints over HTTP', () => {
     const listed = await tensoropsAsync(['inspect', `${server.url}/views.pt`, '--json']);
     expect(listed.stderr).toBe('');
     expect(JSON.parse(listed.stdout.toString()).tensors).toHaveLength(8);
+    // A .bin URL is a torch checkpoint by its first bytes.
+    const shard = await tensoropsAsync([
+      'inspect',
+      `${server.url}/sharded/pytorch_model-00002-of-00002.bin`,
+      '--json',
+    ]);
+    expect(JSON.parse(shard.stdout.toString()).format).toBe('torch');
     const dir = tempDir();
     const idx = join(dir, 'idx.npy');
     const indices = tensorFrom('int32', [2], [1, 0]);

@@ -25,8 +25,11 @@ export const TENSOR_FORMATS: readonly TensorFormat[] = ['npy', 'npz', 'safetenso
 /** What tensorops reads: the formats it writes, and PyTorch checkpoints (read only). */
 export type InputFormat = TensorFormat | 'torch';
 
-/** torch.save's usual file names: `pytorch_model.bin`, `model.pt`, `model.pth`. */
-export const TORCH_EXTENSIONS: readonly string[] = ['bin', 'pt', 'pth'];
+/**
+ * torch.save's own extensions (`model.pt`, `model.pth`). `.bin` (`pytorch_model.bin`) names raw
+ * bytes as often as checkpoints, so such a file is read by its first bytes (see formatOfMagic).
+ */
+export const TORCH_EXTENSIONS: readonly string[] = ['pt', 'pth'];
 
 /** True for the dtypes that {@link widenToFloat32} converts. */
 export function isWidenable(dtype: Dtype): boolean {
@@ -103,8 +106,11 @@ export function inputFormatOfPath(path: string): InputFormat | undefined {
   return TORCH_EXTENSIONS.some((e) => lower.endsWith(`.${e}`)) ? 'torch' : formatOfPath(path);
 }
 
-/** Bytes {@link formatOfMagic} looks at: a zip's first member name (torch's data.pkl) included. */
-export const MAGIC_BYTES = 64;
+/**
+ * Bytes {@link formatOfMagic} looks at: a zip's first member name included, which torch makes
+ * `<file stem>/data.pkl` (a stem is at most 255 bytes on the file systems that wrote it).
+ */
+export const MAGIC_BYTES = 512;
 
 /**
  * The format of a file whose name says nothing, from its first bytes (up to MAGIC_BYTES). A zip

@@ -30,6 +30,11 @@ export function isShardIndexPath(path: string): boolean {
   return SHARD_INDEX_SUFFIXES.some((s) => lower.endsWith(s));
 }
 
+/** The format of the shards an index names: `*.bin.index.json` indexes torch.save checkpoints. */
+export function shardFormatOf(indexPath: string): 'torch' | 'safetensors' {
+  return indexPath.toLowerCase().endsWith('.bin.index.json') ? 'torch' : 'safetensors';
+}
+
 function fail(message: string): never {
   throw new TensorOpsError('E_FORMAT', message);
 }

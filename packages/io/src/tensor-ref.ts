@@ -49,7 +49,8 @@ export function parseOutputRef(ref: string): TensorRef {
  */
 export function parseUrlRef(ref: string): TensorRef {
   const lower = ref.toLowerCase();
-  for (const suffix of [...SHARD_INDEX_SUFFIXES, ...TORCH_EXTENSIONS.map((e) => `.${e}`)]) {
+  const torch = ['bin', ...TORCH_EXTENSIONS].map((e) => `.${e}`);
+  for (const suffix of [...SHARD_INDEX_SUFFIXES, ...torch]) {
     const at = lower.indexOf(`${suffix}:`);
     if (at >= 0)
       return { path: ref.slice(0, at + suffix.length), name: ref.slice(at + suffix.length + 1) };

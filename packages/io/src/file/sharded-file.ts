@@ -7,10 +7,9 @@
 // shards: lookups go through maps, never through a scan per entry.
 
 import { TensorOpsError } from '@tensorops/core';
-import { inputFormatOfPath } from '../convert.js';
 import type { RangeRead } from '../remote/coalesce.js';
 import { SAFETENSORS_MAX_HEADER_BYTES } from '../safetensors.js';
-import { parseShardIndex, type ShardIndex } from '../shard-index.js';
+import { parseShardIndex, type ShardIndex, shardFormatOf } from '../shard-index.js';
 import { quote } from '../text.js';
 import { mapBounded } from './bounded-map.js';
 import { canReadMany, type RangeBatchReader } from './capabilities.js';
@@ -129,6 +128,7 @@ async function openShardHeader(
   shard: string,
   openShard: OpenShard,
   only: string | undefined,
+  torchShards: boolean,
 ): Promise<OpenedShard> {
   let source: ByteSource;
   try {
@@ -138,8 +138,9 @@ async function openShardHeader(
     throw fileError(`shard ${quote(shard)} of tensor ${quote(tensor)}`, 'read', cause);
   }
   try {
-    // Shards are .safetensors, or torch.save checkpoints (`pytorch_model-00001-of-00002.bin`).
-    const read = inputFormatOfPath(shard) === 'torch' ? torchReader : safetensorsReader;
+    // The index says what its shards are: `*.bin.index.json` names torch.save checkpoints
+    // (`pytorch_model-00001-of-00002.bin`), `*.safetensors.index.json` .safetensors files.
+    const read = torchShards ? torchReader : safetensorsReader;
     return { source, reader: await read(source, only) };
   } catch (cause) {
     await source.close().catch(() => {});
@@ -161,7 +162,7 @@ export async function openShardedFile(
   const index = parseShardIndex(indexText);
   const wanted = neededShards(index, only);
   const outcome = await mapBounded(wanted, SHARDS_AT_ONCE, (shard) =>
-    openShardHeader(index, shard, openShard, only),
+    openShardHeader(index, shard, openShard, only, shardFormatOf(label) === 'torch'),
   );
   if (!outcome.ok) {
     await Promise.all(outcome.results.map((o) => o?.source.close().catch(() => {})));
