@@ -9,6 +9,7 @@ import { isTensorOpsError } from '@tensorops/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readTorchPickle, type TorchTensorRecord } from '../src/torch/pickle-records.js';
+import { runPickle } from '../src/torch/pickle-vm.js';
 import { expectError } from './helpers.js';
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/torch/pickles');
@@ -78,11 +79,54 @@ describe('torch.save pickles', () => {
     expect(manifest.valid.find((c) => c.file === 'optimizer.pkl')?.otherEntries).toBeGreaterThan(5);
   });
 
-  it('refuses every truncation of every fixture', () => {
-    for (const c of manifest.valid) {
-      const bytes = pickleBytes(c.file);
+  it.each(manifest.valid.map((c) => [c.file] as const))(
+    'refuses every truncation of %s',
+    (file) => {
+      const bytes = pickleBytes(file);
       for (let end = 0; end < bytes.length; end++) refusal(bytes.subarray(0, end));
-    }
+    },
+  );
+});
+
+describe('dict keys as Python compares them', () => {
+  const text = (value: string) => concat([0x58, value.length, 0, 0, 0], value);
+  const tensor = (key: string, numel: number) =>
+    concat(
+      'ctorch._utils\n_rebuild_tensor_v2\n((',
+      text('storage'),
+      'ctorch\nFloatStorage\n',
+      text(key),
+      text('cpu'),
+      [0x4b, numel],
+      'tQ',
+      [0x4b, 0],
+      [0x4b, numel, 0x85, 0x4b, 1, 0x85, 0x89],
+      'ccollections\nOrderedDict\n)RtR',
+    );
+
+  it('replaces a value set again under an equal key in place', () => {
+    const keys = concat(
+      PROTO2,
+      '}(',
+      text('a'),
+      tensor('0', 1),
+      text('b'),
+      tensor('1', 2),
+      text('a'),
+      tensor('2', 3),
+      'u.',
+    );
+    expect(readTorchPickle(keys).tensors.map((t) => [t.name, t.storage.key])).toEqual([
+      ['a', '2'],
+      ['b', '1'],
+    ]);
+  });
+
+  it('counts 1, True and 1.0 as one key, and the str 1 apart', () => {
+    const one = [0x4b, 1];
+    const oneFloat = [0x47, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0];
+    const keys = concat(PROTO2, '}(', one, 'N', [0x88], 'N', oneFloat, 'N', text('1'), 'Nu.');
+    expect(readTorchPickle(keys)).toEqual({ tensors: [], otherEntries: 2 });
   });
 });
 
@@ -121,15 +165,37 @@ describe('hostile pickles', () => {
     });
   });
 
+  it('caps the objects a pickle makes', () => {
+    const dicts = (n: number) => concat(PROTO2, ']', '(', repeat('}', n), 'e.');
+    // The list and the MARK are objects too: the 999th dict, at offset 4 + 998, is the 1001st.
+    expect(runPickle(dicts(998), 1000)).toMatchObject({ kind: 'list' });
+    const error = expectError(() => runPickle(dicts(999), 1000));
+    expect(error.message).toBe('data.pkl: EMPTY_DICT at offset 1002: makes more than 1000 objects');
+  });
+
+  it('hashes a long key shared through the memo once, however often it is set', {
+    timeout: 60_000,
+  }, () => {
+    const key = concat([0x58], [0, 0, 0x10, 0], repeat('k', 2 ** 20), [0x71, 0]); // BINUNICODE, BINPUT 0
+    const sets = repeat(concat([0x68, 0], [0x4b, 1], 's'), 200_000); // BINGET 0, BININT1 1, SETITEM
+    expect(readTorchPickle(concat(PROTO2, '}', key, '0', sets, '.'))).toEqual({
+      tensors: [],
+      otherEntries: 1,
+    });
+  });
+
   it('refuses dicts nested a million deep with one line, without recursing', () => {
     const key = [0x58, 1, 0, 0, 0, 0x61]; // BINUNICODE 'a'
     const dicts = concat(PROTO2, '}', repeat(concat(key, '}'), MILLION), repeat('s', MILLION), '.');
     expect(refusal(dicts)).toMatch(/^data\.pkl: dicts nest deeper than 64 levels under 'a\.a\.a/);
   });
 
-  it('reads tuples and lists nested a million deep as one other entry', () => {
+  it('reads tuples nested a million deep as one other entry', () => {
     const tuples = concat(PROTO2, repeat('(', MILLION), ')', repeat('t', MILLION), '.');
     expect(readTorchPickle(tuples)).toEqual({ tensors: [], otherEntries: 1 });
+  });
+
+  it('reads lists nested a million deep as one other entry', () => {
     const lists = concat(PROTO2, repeat(']', MILLION), repeat('a', MILLION - 1), '.');
     expect(readTorchPickle(lists)).toEqual({ tensors: [], otherEntries: 1 });
   });

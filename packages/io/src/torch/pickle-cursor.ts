@@ -24,9 +24,14 @@ export class PickleCursor {
     throw pickleError(`${this.opcode} at offset ${this.opcodeAt} ${message}`);
   }
 
-  /** The bytes [pos, pos + n), after checking they exist. `n` may be any declared length. */
+  /** Checks that `n` more bytes exist; `n` may be any declared length. */
+  private need(n: number | bigint): void {
+    if (n > this.left) this.fail(`declares ${n} bytes, only ${this.left} remain`);
+  }
+
+  /** The bytes [pos, pos + n), after checking they exist. */
   take(n: number | bigint): Uint8Array {
-    if (BigInt(n) > BigInt(this.left)) this.fail(`declares ${n} bytes, only ${this.left} remain`);
+    this.need(n);
     const start = this.pos;
     this.pos += Number(n);
     return this.bytes.subarray(start, this.pos);
@@ -34,12 +39,13 @@ export class PickleCursor {
 
   /** Where the next `n` bytes start, once they are known to exist. */
   private at(n: number): number {
-    this.take(n);
+    this.need(n);
+    this.pos += n;
     return this.pos - n;
   }
 
   u8(): number {
-    return this.take(1)[0] as number;
+    return this.bytes[this.at(1)] as number;
   }
 
   u16(): number {

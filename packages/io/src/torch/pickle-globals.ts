@@ -4,12 +4,11 @@
 
 import { quote } from '../text.js';
 import { pickleError } from './pickle-error.js';
-import type { PickleValue, TupleValue } from './pickle-values.js';
-import { kindOf } from './pickle-values.js';
+import { isKind, kindOf, type PickleValue, type TupleValue } from './pickle-values.js';
 import { REBUILDERS } from './tensor-rebuild.js';
 import { STORAGE_CLASS_DTYPES, TORCH_DTYPE_SIZES } from './torch-dtypes.js';
 
-const emptyDict = (): PickleValue => ({ kind: 'dict', entries: new Map() });
+const emptyDict = (): PickleValue => ({ kind: 'dict', entries: null });
 
 function noArgs(name: string, make: () => PickleValue) {
   return (args: TupleValue): PickleValue => {
@@ -54,8 +53,9 @@ const CLASSES: ReadonlyMap<string, (args: TupleValue) => PickleValue> = new Map(
   ['builtins.set', noArgs('builtins.set', () => ({ kind: 'set' }))],
 ]);
 
-/** Globals that are only ever arguments: storage classes and dtypes. */
+/** Globals that are only ever arguments: storage classes, dtypes, torch.Tensor. */
 const VALUES: ReadonlySet<string> = new Set([
+  'torch.Tensor',
   'torch.storage.UntypedStorage',
   ...[...STORAGE_CLASS_DTYPES.keys()].map((name) => `torch.${name}`),
   ...[...TORCH_DTYPE_SIZES.keys()].map((name) => `torch.${name}`),
@@ -71,13 +71,11 @@ export function globalValue(module: string, name: string, offset: number): Pickl
 }
 
 function globalName(value: PickleValue): string | undefined {
-  return value !== null && typeof value === 'object' && value.kind === 'global'
-    ? value.name
-    : undefined;
+  return isKind(value, 'global') ? value.name : undefined;
 }
 
 function argTuple(args: PickleValue, op: string): TupleValue {
-  if (args === null || typeof args !== 'object' || args.kind !== 'tuple') {
+  if (!isKind(args, 'tuple')) {
     throw pickleError(`${op} arguments are ${kindOf(args)}, not a tuple`);
   }
   return args;

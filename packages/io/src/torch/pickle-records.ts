@@ -30,7 +30,10 @@ export interface TorchTensorRecord {
 export interface TorchPickle {
   /** In the order the pickle lists them. */
   readonly tensors: readonly TorchTensorRecord[];
-  /** Entries of the state dict (after flattening) that are not tensors: numbers, strings, lists. */
+  /**
+   * Entries of the state dict (after flattening) that are not tensors: numbers, strings, lists,
+   * and entries under keys that are not strings (an optimizer's per-parameter state).
+   */
   readonly otherEntries: number;
 }
 

@@ -17,14 +17,30 @@ export interface TupleValue {
   readonly items: readonly PickleValue[];
 }
 
+type DictKey = string | number | bigint | symbol | object;
+type DictEntry = { readonly key: PickleValue; readonly value: PickleValue };
+
 /**
  * A dict or OrderedDict in insertion order. Keys equal as Python compares them (str by value,
  * int/float/bool by number, None) replace the value in place; other keys (tuples, bytes) are never
- * merged, as a state dict never uses them.
+ * merged, as a state dict never uses them. The map is made on the first entry, so an empty dict
+ * costs one small object.
  */
 export interface DictValue {
   readonly kind: 'dict';
-  readonly entries: Map<string | object, { key: PickleValue; value: PickleValue }>;
+  entries: Map<DictKey, DictEntry> | null;
+}
+
+const NONE_KEY = Symbol('None');
+const NO_ENTRIES: ReadonlyMap<DictKey, DictEntry> = new Map();
+
+export function dictSet(dict: DictValue, key: PickleValue, value: PickleValue): void {
+  dict.entries ??= new Map();
+  dict.entries.set(dictKeyOf(key), { key, value });
+}
+
+export function dictEntries(dict: DictValue): ReadonlyMap<DictKey, DictEntry> {
+  return dict.entries ?? NO_ENTRIES;
 }
 
 /** A Python float (ints are numbers when safe, else bigints). */
@@ -72,9 +88,17 @@ export type PickleValue =
   | StorageValue
   | TensorValue;
 
-export type PickleObject = Exclude<PickleValue, null | boolean | number | bigint | string>;
+type PickleObject = Exclude<PickleValue, null | boolean | number | bigint | string>;
 
-/** What a value is, for messages: `str`, `int`, `tuple`, `global torch.float32`. */
+/** Whether `value` is an object of this kind (a tuple, a dict, a global...). */
+export function isKind<K extends PickleObject['kind']>(
+  value: PickleValue,
+  kind: K,
+): value is Extract<PickleObject, { kind: K }> {
+  return value !== null && typeof value === 'object' && value.kind === kind;
+}
+
+/** What a value is, for messages: `str`, `int 7`, `tuple`. */
 export function kindOf(value: PickleValue): string {
   if (value === null) return 'None';
   switch (typeof value) {
@@ -82,7 +106,7 @@ export function kindOf(value: PickleValue): string {
       return 'bool';
     case 'number':
     case 'bigint':
-      return 'int';
+      return `int ${value}`;
     case 'string':
       return 'str';
     default:
@@ -90,19 +114,24 @@ export function kindOf(value: PickleValue): string {
   }
 }
 
-/** The key two dict keys share when Python finds them equal (`1`, `1.0`, `True`); else the key itself. */
-export function dictKeyOf(key: PickleValue): string | object {
-  if (key === null) return 'none';
+/**
+ * The Map key of a dict key: one value for keys Python finds equal (`1`, `1.0`, `True`), the key
+ * itself otherwise. A str is its own Map key, so a long key shared through the memo is hashed once.
+ */
+function dictKeyOf(key: PickleValue): DictKey {
+  if (key === null) return NONE_KEY;
   switch (typeof key) {
     case 'string':
-      return `s${key}`;
-    case 'boolean':
-      return key ? 'n1' : 'n0';
-    case 'bigint':
     case 'number':
-      return `n${key}`;
-    default:
+    case 'bigint':
+      return key;
+    case 'boolean':
+      return key ? 1 : 0;
+    default: {
+      // A NaN, a tuple or bytes is compared by identity; no int equals 1.5 or Infinity.
       if (key.kind !== 'float' || Number.isNaN(key.value)) return key;
-      return Number.isInteger(key.value) ? `n${BigInt(key.value)}` : `n${key.value}`;
+      if (!Number.isInteger(key.value)) return key.value;
+      return Number.isSafeInteger(key.value) ? key.value : BigInt(key.value);
+    }
   }
 }

@@ -7,10 +7,24 @@ import { PickleCursor } from './pickle-cursor.js';
 import { pickleError } from './pickle-error.js';
 import { globalValue, newObjectValue, reduceValue } from './pickle-globals.js';
 import { OPCODE_NAMES } from './pickle-opcodes.js';
-import { type DictValue, dictKeyOf, kindOf, type PickleValue } from './pickle-values.js';
+import {
+  type DictValue,
+  dictEntries,
+  dictSet,
+  isKind,
+  kindOf,
+  type PickleValue,
+  type TupleValue,
+} from './pickle-values.js';
 import { storageOf } from './tensor-rebuild.js';
 
 const HIGHEST_PROTOCOL = 5;
+/**
+ * Objects (containers, records, open MARKs) a pickle may make. Each costs tens of bytes of heap
+ * for one byte of input, so this bounds the heap where the input's length alone would not.
+ */
+const MAX_PICKLE_OBJECTS = 2 ** 23;
+const EMPTY_TUPLE: TupleValue = { kind: 'tuple', items: [] };
 
 class PickleMachine {
   private stack: PickleValue[] = [];
@@ -20,13 +34,26 @@ class PickleMachine {
   private at = 0;
   private op = '';
 
-  constructor(private readonly cursor: PickleCursor) {}
+  constructor(
+    private readonly cursor: PickleCursor,
+    private readonly maxObjects: number,
+  ) {}
+
+  /** Objects made so far, against maxObjects. */
+  private made = 0;
 
   private fail(message: string): never {
     throw pickleError(`${this.op} at offset ${this.at}: ${message}`);
   }
 
+  private count(): void {
+    this.made += 1;
+    if (this.made > this.maxObjects) this.fail(`makes more than ${this.maxObjects} objects`);
+  }
+
+  /** Pushes a value this opcode made (BINGET and DUP push values already counted). */
   private push(value: PickleValue): void {
+    if (value !== null && typeof value === 'object') this.count();
     this.stack.push(value);
   }
 
@@ -55,7 +82,7 @@ class PickleMachine {
 
   private target<K extends 'list' | 'dict' | 'set'>(kind: K): Extract<PickleValue, { kind: K }> {
     const value = this.top();
-    if (value === null || typeof value !== 'object' || value.kind !== kind) {
+    if (!isKind(value, kind)) {
       this.fail(`the target is ${kindOf(value)}, not a ${kind}`);
     }
     return value as Extract<PickleValue, { kind: K }>;
@@ -64,14 +91,13 @@ class PickleMachine {
   private setItems(dict: DictValue, items: PickleValue[]): void {
     if (items.length % 2 !== 0) this.fail(`${items.length} items do not make key-value pairs`);
     for (let i = 0; i < items.length; i += 2) {
-      const key = items[i] as PickleValue;
-      dict.entries.set(dictKeyOf(key), { key, value: items[i + 1] as PickleValue });
+      dictSet(dict, items[i] as PickleValue, items[i + 1] as PickleValue);
     }
   }
 
   private memoGet(index: number): void {
     if (!this.memo.has(index)) this.fail(`memo ${index} was never stored`);
-    this.push(this.memo.get(index) as PickleValue);
+    this.stack.push(this.memo.get(index) as PickleValue);
   }
 
   private global(module: string, name: string): void {
@@ -114,6 +140,7 @@ class PickleMachine {
           return this.stack[0] as PickleValue;
         }
         case 0x28: // MARK
+          this.count();
           this.marks.push(this.stack);
           this.stack = [];
           break;
@@ -125,7 +152,7 @@ class PickleMachine {
           this.popMark();
           break;
         case 0x32: // DUP
-          this.push(this.top());
+          this.stack.push(this.top());
           break;
         case 0x4e: // NONE
           this.push(null);
@@ -201,8 +228,8 @@ class PickleMachine {
           for (const item of items) list.items.push(item);
           break;
         }
-        case 0x29: // EMPTY_TUPLE
-          this.push({ kind: 'tuple', items: [] });
+        case 0x29: // EMPTY_TUPLE: immutable, so one is shared
+          this.stack.push(EMPTY_TUPLE);
           break;
         case 0x74: // TUPLE
           this.push({ kind: 'tuple', items: this.popMark() });
@@ -213,11 +240,11 @@ class PickleMachine {
           this.push({ kind: 'tuple', items: this.popMany(code - 0x84) });
           break;
         case 0x7d: // EMPTY_DICT
-          this.push({ kind: 'dict', entries: new Map() });
+          this.push({ kind: 'dict', entries: null });
           break;
         case 0x64: {
           // DICT
-          const dict: DictValue = { kind: 'dict', entries: new Map() };
+          const dict: DictValue = { kind: 'dict', entries: null };
           this.setItems(dict, this.popMark());
           this.push(dict);
           break;
@@ -289,12 +316,7 @@ class PickleMachine {
           const kwargs = this.pop();
           const args = this.pop();
           const cls = this.pop();
-          if (
-            kwargs === null ||
-            typeof kwargs !== 'object' ||
-            kwargs.kind !== 'dict' ||
-            kwargs.entries.size > 0
-          ) {
+          if (!isKind(kwargs, 'dict') || dictEntries(kwargs).size > 0) {
             this.fail('keyword arguments are not supported');
           }
           this.push(newObjectValue(cls, args));
@@ -304,7 +326,7 @@ class PickleMachine {
           // BUILD: a dict's state is its attributes (an OrderedDict's _metadata), not entries
           const state = this.pop();
           this.target('dict');
-          if (state !== null && (typeof state !== 'object' || state.kind !== 'dict')) {
+          if (state !== null && !isKind(state, 'dict')) {
             this.fail(`the state is ${kindOf(state)}, not a dict`);
           }
           break;
@@ -324,6 +346,6 @@ class PickleMachine {
 }
 
 /** Runs a pickle to its STOP and returns its value, refusing anything outside the allow-list. */
-export function runPickle(bytes: Uint8Array): PickleValue {
-  return new PickleMachine(new PickleCursor(bytes)).run();
+export function runPickle(bytes: Uint8Array, maxObjects = MAX_PICKLE_OBJECTS): PickleValue {
+  return new PickleMachine(new PickleCursor(bytes), maxObjects).run();
 }

@@ -16,7 +16,13 @@
 import { quote } from '../text.js';
 import { pickleError } from './pickle-error.js';
 import type { TorchPickle, TorchTensorRecord } from './pickle-records.js';
-import type { DictValue, PickleValue, TensorValue } from './pickle-values.js';
+import {
+  type DictValue,
+  dictEntries,
+  isKind,
+  type PickleValue,
+  type TensorValue,
+} from './pickle-values.js';
 
 const MAX_DEPTH = 64;
 const NAME_CHARS_PER_BYTE = 4;
@@ -40,12 +46,21 @@ class Flattener {
     this.nameChars = NAME_CHARS_PER_BYTE * inputBytes;
   }
 
-  private spend(chars: number): void {
-    this.nameChars -= chars;
+  private step(): void {
     this.steps -= 1;
-    if (this.steps < 0 || this.nameChars < 0) {
+    if (this.steps < 0) {
       throw pickleError('the state dict repeats shared dicts more than the pickle has bytes');
     }
+  }
+
+  private name(prefix: string, key: string): string {
+    this.nameChars -= prefix.length + key.length;
+    if (this.nameChars < 0) {
+      throw pickleError(
+        `the state dict's names are longer than ${NAME_CHARS_PER_BYTE} times its bytes`,
+      );
+    }
+    return prefix + key;
   }
 
   private storage(tensor: TensorValue) {
@@ -73,7 +88,7 @@ class Flattener {
   }
 
   walk(root: DictValue): void {
-    const frames: Frame[] = [{ prefix: '', depth: 1, entries: root.entries.values() }];
+    const frames: Frame[] = [{ prefix: '', depth: 1, entries: dictEntries(root).values() }];
     for (let frame = frames.at(-1); frame !== undefined; frame = frames.at(-1)) {
       const next = frame.entries.next();
       if (next.done) {
@@ -81,24 +96,21 @@ class Flattener {
         continue;
       }
       const { key, value } = next.value;
-      this.spend(0);
-      const kind = value !== null && typeof value === 'object' ? value.kind : undefined;
-      if (typeof key !== 'string' || (kind !== 'dict' && kind !== 'tensor')) {
+      this.step();
+      if (typeof key !== 'string' || !(isKind(value, 'tensor') || isKind(value, 'dict'))) {
         this.otherEntries += 1;
         continue;
       }
-      const name = frame.prefix + key;
-      this.spend(name.length);
-      if (kind === 'tensor') {
-        this.addTensor(name, value as TensorValue);
+      const name = this.name(frame.prefix, key);
+      if (isKind(value, 'tensor')) {
+        this.addTensor(name, value);
+      } else if (frame.depth >= MAX_DEPTH) {
+        throw pickleError(`dicts nest deeper than ${MAX_DEPTH} levels under ${quote(name)}`);
       } else {
-        if (frame.depth >= MAX_DEPTH) {
-          throw pickleError(`dicts nest deeper than ${MAX_DEPTH} levels under ${quote(name)}`);
-        }
         frames.push({
           prefix: `${name}.`,
           depth: frame.depth + 1,
-          entries: (value as DictValue).entries.values(),
+          entries: dictEntries(value).values(),
         });
       }
     }
@@ -107,8 +119,8 @@ class Flattener {
 
 export function stateDictOf(root: PickleValue, inputBytes: number): TorchPickle {
   const flattener = new Flattener(inputBytes);
-  if (root !== null && typeof root === 'object' && root.kind === 'dict') flattener.walk(root);
-  else if (root !== null && typeof root === 'object' && root.kind === 'tensor') {
+  if (isKind(root, 'dict')) flattener.walk(root);
+  else if (isKind(root, 'tensor')) {
     flattener.addTensor('', root);
   } else flattener.otherEntries = 1;
   return { tensors: flattener.tensors, otherEntries: flattener.otherEntries };

@@ -6,6 +6,7 @@
 import { quote } from '../text.js';
 import { pickleError } from './pickle-error.js';
 import {
+  isKind,
   kindOf,
   type PickleValue,
   type StorageValue,
@@ -15,37 +16,33 @@ import {
 import { STORAGE_CLASS_DTYPES, TORCH_DTYPE_SIZES } from './torch-dtypes.js';
 
 const UNTYPED_STORAGE = 'torch.storage.UntypedStorage';
+/** As numpy's NPY_MAXDIMS; it also bounds the work of one rebuild, however often its shape is reused. */
+const MAX_DIMS = 64;
 
 function count(value: PickleValue, what: string): number {
   if (typeof value !== 'number' || value < 0) {
-    throw pickleError(`${what} is ${kindOf(value)} ${describe(value)}, not an int from 0 to 2^53`);
+    throw pickleError(`${what} is ${kindOf(value)}, not an int from 0 to 2^53`);
   }
   return value;
 }
 
-function describe(value: PickleValue): string {
-  return typeof value === 'number' || typeof value === 'bigint' ? String(value) : '';
-}
-
 function ints(value: PickleValue, what: string): number[] {
-  if (value === null || typeof value !== 'object' || value.kind !== 'tuple') {
+  if (!isKind(value, 'tuple')) {
     throw pickleError(`${what} is ${kindOf(value)}, not a tuple of ints`);
+  }
+  if (value.items.length > MAX_DIMS) {
+    throw pickleError(`${what} has ${value.items.length} dims, more than ${MAX_DIMS}`);
   }
   return value.items.map((item) => count(item, `an element of ${what}`));
 }
 
 function isDict(value: PickleValue): boolean {
-  return value !== null && typeof value === 'object' && value.kind === 'dict';
+  return isKind(value, 'dict');
 }
 
 /** The persistent id `('storage', storage_type, key, location, numel)` torch.save writes. */
 export function storageOf(pid: PickleValue): StorageValue {
-  if (
-    pid === null ||
-    typeof pid !== 'object' ||
-    pid.kind !== 'tuple' ||
-    pid.items[0] !== 'storage'
-  ) {
+  if (!isKind(pid, 'tuple') || pid.items[0] !== 'storage') {
     throw pickleError(`persistent id is ${kindOf(pid)}, not a ('storage', ...) tuple`);
   }
   if (pid.items.length !== 5) {
@@ -58,7 +55,7 @@ export function storageOf(pid: PickleValue): StorageValue {
     PickleValue,
     PickleValue,
   ];
-  if (type === null || typeof type !== 'object' || type.kind !== 'global') {
+  if (!isKind(type, 'global')) {
     throw pickleError(`storage type is ${kindOf(type)}, not a storage class`);
   }
   const untyped = type.name === UNTYPED_STORAGE;
@@ -72,7 +69,7 @@ export function storageOf(pid: PickleValue): StorageValue {
 }
 
 function storageArg(value: PickleValue): StorageValue {
-  if (value === null || typeof value !== 'object' || value.kind !== 'storage') {
+  if (!isKind(value, 'storage')) {
     throw pickleError(`a tensor's storage is ${kindOf(value)}, not a persistent storage`);
   }
   return value;
@@ -114,18 +111,22 @@ function tensorOf(args: readonly PickleValue[], dtype: string | undefined): Tens
   return { kind: 'tensor', storage, dtype: storage.dtype, storageOffset, shape, strides };
 }
 
-/** The last element the view reaches lies inside the storage (an empty view: its offset does). */
+/**
+ * The last element the view reaches lies inside the storage (an empty view: its offset does).
+ * In doubles: every term is an integer, exact below 2^53, and rounding never brings a sum at or
+ * above 2^53 back under a numel, which is below it.
+ */
 function checkExtent(storage: StorageValue, offset: number, shape: number[], strides: number[]) {
-  let last = BigInt(offset);
+  let end = offset;
   if (shape.every((dim) => dim > 0)) {
+    end += 1;
     shape.forEach((dim, i) => {
-      last += BigInt(dim - 1) * BigInt(strides[i] as number);
+      end += (dim - 1) * (strides[i] as number);
     });
-    last += 1n;
   }
-  if (last > BigInt(storage.numel)) {
+  if (end > storage.numel) {
     throw pickleError(
-      `a tensor of shape (${shape.join(', ')}) at offset ${offset} reaches element ${last} ` +
+      `a tensor of shape (${shape.join(', ')}) at offset ${offset} reaches element ${end} ` +
         `of storage ${quote(storage.key)}, which holds ${storage.numel}`,
     );
   }
@@ -139,14 +140,14 @@ function arity(name: string, args: TupleValue, counts: readonly number[]): reado
 }
 
 function tensorArg(value: PickleValue): TensorValue {
-  if (value === null || typeof value !== 'object' || value.kind !== 'tensor') {
+  if (!isKind(value, 'tensor')) {
     throw pickleError(`a parameter wraps ${kindOf(value)}, not a tensor`);
   }
   return value;
 }
 
-/** Each allowed rebuild function: what calling it with `args` would give. */
-export const REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> = new Map([
+/** The functions that make a tensor from its storage and view, by global name. */
+const TENSOR_REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> = new Map([
   [
     'torch._utils._rebuild_tensor_v2',
     (args: TupleValue) => tensorOf(arity('_rebuild_tensor_v2', args, [6, 7]), undefined),
@@ -156,7 +157,7 @@ export const REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> 
     (args: TupleValue) => {
       const items = arity('_rebuild_tensor_v3', args, [7, 8]);
       const dtype = items[6] as PickleValue;
-      if (dtype === null || typeof dtype !== 'object' || dtype.kind !== 'global') {
+      if (!isKind(dtype, 'global')) {
         throw pickleError(`_rebuild_tensor_v3's dtype is ${kindOf(dtype)}, not a torch dtype`);
       }
       const name = dtype.name.replace(/^torch\./, '');
@@ -173,4 +174,35 @@ export const REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> 
     (args: TupleValue) =>
       tensorArg(arity('_rebuild_parameter_with_state', args, [4])[0] as PickleValue),
   ],
+]);
+
+/**
+ * `_rebuild_from_type_v2(func, torch.Tensor, args, state)`, which torch.save writes for a tensor
+ * carrying Python attributes: `func(*args)`, the attributes dropped. `func` must be one of the
+ * functions above (never this one), so one REDUCE rebuilds at most one level.
+ */
+function fromType(args: TupleValue): TensorValue {
+  const [func, type, inner] = arity('_rebuild_from_type_v2', args, [4]) as [
+    PickleValue,
+    PickleValue,
+    PickleValue,
+  ];
+  const rebuild = isKind(func, 'global') ? TENSOR_REBUILDERS.get(func.name) : undefined;
+  if (rebuild === undefined) {
+    const what = isKind(func, 'global') ? quote(func.name) : kindOf(func);
+    throw pickleError(`_rebuild_from_type_v2 of ${what} is not supported`);
+  }
+  if (!isKind(type, 'global') || type.name !== 'torch.Tensor') {
+    throw pickleError('_rebuild_from_type_v2 of a type other than torch.Tensor is not supported');
+  }
+  if (!isKind(inner, 'tuple')) {
+    throw pickleError(`_rebuild_from_type_v2's arguments are ${kindOf(inner)}, not a tuple`);
+  }
+  return rebuild(inner);
+}
+
+/** Each allowed rebuild function: what calling it with `args` would give. */
+export const REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> = new Map([
+  ...TENSOR_REBUILDERS,
+  ['torch._tensor._rebuild_from_type_v2', fromType],
 ]);
