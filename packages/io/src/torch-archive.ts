@@ -19,52 +19,20 @@ export function isLegacyTorch(head: Uint8Array): boolean {
   return LEGACY_PREFIX.every((b, i) => i >= head.length || head[i] === b);
 }
 
-/** Bytes per element of the torch dtypes tensorops cannot hold, for listing them. */
-const FOREIGN_ITEM_SIZES: Readonly<Record<string, number>> = {
-  complex32: 4,
-  qint8: 1,
-  quint8: 1,
-  qint32: 4,
-  quint4x2: 1,
-  quint2x4: 1,
-  float4_e2m1fn_x2: 1,
-};
-
-/** torch's other names for the same dtypes (`torch.float` is float32). */
-const ALIASES: Readonly<Record<string, string>> = {
-  float: 'float32',
-  double: 'float64',
-  half: 'float16',
-  cfloat: 'complex64',
-  cdouble: 'complex128',
-  chalf: 'complex32',
-  short: 'int16',
-  int: 'int32',
-  long: 'int64',
-};
-
 export interface TorchDtype {
-  /** Undefined for a dtype tensorops cannot hold. */
-  readonly dtype: Dtype | undefined;
+  readonly dtype: Dtype;
   readonly itemSize: number;
-  readonly name: string;
 }
 
-/** The tensorops dtype of a torch dtype name; throws E_DTYPE for a name torch does not have. */
-export function torchDtype(torchName: string): TorchDtype {
-  const name = ALIASES[torchName] ?? torchName;
-  if ((NUMERIC_DTYPES as readonly string[]).includes(name)) {
-    const dtype = name as Dtype;
-    return { dtype, itemSize: dtypeSize(dtype), name };
+/**
+ * The tensorops dtype of a torch dtype name (torch's names are tensorops' own); E_DTYPE naming it
+ * for one tensorops cannot hold (the pickle reader refuses those already, at their global).
+ */
+export function torchDtype(name: string): TorchDtype {
+  if (!(NUMERIC_DTYPES as readonly string[]).includes(name)) {
+    throw new TensorOpsError('E_DTYPE', `torch dtype ${quote(name)} is not one tensorops holds`);
   }
-  const itemSize = FOREIGN_ITEM_SIZES[name];
-  if (itemSize !== undefined) return { dtype: undefined, itemSize, name };
-  throw new TensorOpsError('E_DTYPE', `unknown torch dtype ${quote(torchName)}`);
-}
-
-/** What tensorops says when asked to load a tensor of a dtype it cannot hold. */
-export function foreignDtypeMessage(tensor: string, dtype: string): string {
-  return `tensor ${quote(tensor)} has torch dtype ${dtype}, which tensorops cannot hold: it can be inspected, not loaded, converted or gathered`;
+  return { dtype: name as Dtype, itemSize: dtypeSize(name as Dtype) };
 }
 
 /** The members of one checkpoint: everything under the archive's one top folder. */

@@ -105,25 +105,9 @@ describe('torch checkpoints on disk', () => {
   });
 
   it('a dtype tensorops cannot hold is one line naming it', async () => {
-    // The pickle reader refuses dtypes tensorops does not know when it meets them; were it to let
-    // them through, the file opens, lists the tensor and refuses it only when read.
-    const opened = await openTensorFile(join(ROOT, 'chalf.pt')).catch((e: unknown) => e);
-    if (opened instanceof Error) {
-      expect(opened).toBeInstanceOf(TensorOpsError);
-      expect(opened.message).toMatch(/^[^\n]*complex32[^\n]*$/);
-      return;
-    }
-    const file = opened as Awaited<ReturnType<typeof openTensorFile>>;
-    try {
-      expect(file.get('half_complex').displayDtype).toBe('complex32');
-      const ok = await file.read(file.get('ok'));
-      expect(Array.from(new Float32Array(ok.data.slice().buffer))).toEqual([0, 1, 2]);
-      const error = await file.read(file.get('half_complex')).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(TensorOpsError);
-      expect((error as TensorOpsError).message).toMatch(/half_complex.*complex32/);
-    } finally {
-      await file.close();
-    }
+    const e = await openTensorFile(join(ROOT, 'chalf.pt')).catch((cause: unknown) => cause);
+    expect(e).toBeInstanceOf(TensorOpsError);
+    expect((e as Error).message).toMatch(/^[^\n]*complex32[^\n]*$/);
   });
 
   it('refuses the legacy format and TorchScript archives with one line each', async () => {

@@ -53,8 +53,6 @@ export interface StoredTensor {
     readonly shared: number;
     readonly strides?: readonly number[];
   };
-  /** Why a tensor of an undefined dtype cannot be loaded, when it is not the sub-byte reason. */
-  readonly unloadable?: string;
 }
 
 /** What a sharded checkpoint's index adds to a TensorFile. */
@@ -150,7 +148,6 @@ function listNames(tensors: readonly { readonly name: string | null }[]): string
 /** The dtype to load a stored tensor as, or the sub-byte refusal. */
 export function loadableDtype(t: StoredTensor): Dtype {
   if (t.dtype !== undefined) return t.dtype;
-  if (t.unloadable !== undefined) throw new TensorOpsError('E_DTYPE', t.unloadable);
   throw new TensorOpsError(
     'E_DTYPE',
     `tensor ${quote(t.name ?? '')} has dtype ${t.formatDtype} (${t.displayDtype}), packed below one byte per element: it can be inspected, not loaded, converted or gathered`,

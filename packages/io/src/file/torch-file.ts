@@ -5,12 +5,11 @@
 // view is read as the span of its storage it covers, then gathered. Storages must be stored, as
 // torch.save writes them (compressed ones are refused: they could not be read by ranges).
 
-import { TensorOpsError } from '@tensorops/core';
+import { type Dtype, TensorOpsError } from '@tensorops/core';
 import { swapBytesInPlace } from '../layout.js';
 import { quote } from '../text.js';
 import { readTorchPickle, type TorchTensorRecord } from '../torch/pickle-records.js';
 import {
-  foreignDtypeMessage,
   gatherView,
   isLegacyTorch,
   type TorchView,
@@ -30,6 +29,7 @@ const STORED = 0;
 interface Located {
   readonly record: TorchTensorRecord;
   readonly view: TorchView;
+  readonly dtype: Dtype;
   readonly itemSize: number;
   /** Absolute offset of the storage's first byte. */
   readonly storageStart: number;
@@ -177,17 +177,16 @@ export async function torchReader(source: ByteSource, only?: string): Promise<Fo
     const stored: StoredTensor = {
       name: record.name,
       dtype: dt.dtype,
-      displayDtype: dt.name,
-      formatDtype: `torch.${dt.name}`,
+      displayDtype: dt.dtype,
+      formatDtype: `torch.${dt.dtype}`,
       shape: [...record.shape],
       nbytes: view.elements * dt.itemSize,
       offset: view.contiguous ? storageStart + view.first * dt.itemSize : null,
       fortranOrder: false,
       byteOrder: dt.itemSize > 1 ? byteOrder : 'none',
       storage: { key, shared, ...(view.contiguous ? {} : { strides: [...record.strides] }) },
-      ...(dt.dtype === undefined ? { unloadable: foreignDtypeMessage(record.name, dt.name) } : {}),
     };
-    located.set(stored, { record, view, itemSize: dt.itemSize, storageStart });
+    located.set(stored, { record, view, dtype: dt.dtype, itemSize: dt.itemSize, storageStart });
     tensors.push(stored);
   }
   return {
@@ -198,13 +197,13 @@ export async function torchReader(source: ByteSource, only?: string): Promise<Fo
     rangedStreams: true,
     async read(t) {
       const at = located.get(t);
-      if (at === undefined || t.dtype === undefined) {
+      if (at === undefined) {
         throw new TensorOpsError(
-          'E_DTYPE',
-          t.unloadable ?? `no tensor ${quote(t.name ?? '')} in this checkpoint`,
+          'E_TENSOR_NOT_FOUND',
+          `no tensor ${quote(t.name ?? '')} in this checkpoint`,
         );
       }
-      const { view, itemSize, record } = at;
+      const { view, itemSize, record, dtype } = at;
       const span = await readExactly(
         source,
         at.storageStart + view.first * itemSize,
@@ -212,8 +211,8 @@ export async function torchReader(source: ByteSource, only?: string): Promise<Fo
         `torch tensor ${quote(record.name)}`,
       );
       const data = t.offset !== null ? span : gatherView(record, view, span, itemSize);
-      swapBytesInPlace(data, swapUnitOf(t, t.dtype));
-      return { dtype: t.dtype, shape: [...t.shape], data };
+      swapBytesInPlace(data, swapUnitOf(t, dtype));
+      return { dtype, shape: [...t.shape], data };
     },
     async close() {},
   };
