@@ -3,14 +3,14 @@
 // dtype, views, tied weights, big-endian storages, a sharded .bin checkpoint, and what is refused.
 // Archives a fixture cannot hold (2 GiB storages, zip64) are written by torch-archives.ts.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gather, type Tensor, TensorOpsError, tensorFrom } from '@tensorops/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readZipDirectory } from '../src/file/zip-directory.js';
-import { collectStream, gatherFromFile } from '../src/index.js';
+import { collectStream, gatherFromFile, openTensorBlob, type TensorFile } from '../src/index.js';
 import { openTensorFile } from '../src/node/index.js';
 import { openSource } from '../src/node/source.js';
 import type { TorchTensorRecord } from '../src/torch/pickle-records.js';
@@ -38,8 +38,8 @@ function bytesOf(t: ExpectedTensor): Uint8Array {
   return new Uint8Array(Buffer.from(t.b64, 'base64'));
 }
 
-async function checkFile(path: string, want: ExpectedFile): Promise<void> {
-  const file = await openTensorFile(path);
+async function checkFile(path: string | TensorFile, want: ExpectedFile): Promise<void> {
+  const file = typeof path === 'string' ? await openTensorFile(path) : path;
   try {
     expect(file.tensors.map((t) => t.name)).toEqual(want.tensors.map((t) => t.name));
     expect(file.otherEntries).toBe(want.otherEntries);
@@ -131,6 +131,18 @@ describe('torch checkpoints on disk', () => {
       expect(e).toBeInstanceOf(TensorOpsError);
       expect((e as Error).message.split('\n')).toHaveLength(1);
       expect((e as Error).message.toLowerCase()).toContain(error);
+    });
+  }
+});
+
+describe('torch checkpoints from a Blob (the main entry, any runtime)', () => {
+  for (const name of ['views.pt', 'big-endian.pt', 'model.pt']) {
+    it(`${name}: the same tensors, read by slices`, async () => {
+      const blob = new Blob([readFileSync(join(ROOT, name))]);
+      // No extension: a zip whose first member is */data.pkl is a torch checkpoint.
+      const file = await openTensorBlob(blob, { label: 'upload' });
+      expect(file.format).toBe('torch');
+      await checkFile(file, expected[name] as ExpectedFile);
     });
   }
 });
