@@ -43,7 +43,10 @@ export async function emitInspect(
       color: options.color,
       title,
     });
-    await writeAll(io.stdout, notTensorLines(report) + metadataLines(report.metadata));
+    await writeAll(
+      io.stdout,
+      sharedStorageLines(report) + notTensorLines(report) + metadataLines(report.metadata),
+    );
   }
 }
 
@@ -52,6 +55,23 @@ function notTensorLines(report: InspectReport): string {
   return report.not_tensors
     .map((o) => `  ${printable(o.name)}  not a tensor: ${printable(o.reason)}\n`)
     .concat(others > 0 ? [`  and ${otherEntries(others)}\n`] : [])
+    .join('');
+}
+
+/**
+ * The terminal table has no `stored as` column: torch tensors that share a storage (tied
+ * weights) are named under it instead, one line per storage.
+ */
+function sharedStorageLines(report: InspectReport): string {
+  const byKey = new Map<string, string[]>();
+  for (const t of report.tensors) {
+    if (t.storage === null || t.storage.shared_with === 0) continue;
+    const names = byKey.get(t.storage.key) ?? [];
+    names.push(printable(t.name ?? ''));
+    byKey.set(t.storage.key, names);
+  }
+  return [...byKey]
+    .map(([key, names]) => `  storage ${printable(key)} is shared by ${names.join(', ')}\n`)
     .join('');
 }
 
