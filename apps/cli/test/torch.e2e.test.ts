@@ -3,6 +3,7 @@
 // archives, each one line and exit 1 with nothing run. Fixtures: scripts/fixtures/torch.py
 // (torch.save; expected values from torch.load(weights_only=True)).
 
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gather, tensorFrom } from '@tensorops/core';
@@ -17,7 +18,7 @@ import {
   goldenTensor,
   TORCH_FIXTURES,
 } from '../../../packages/io/test/torch-fixtures.js';
-import { listDir, repoArg, tempDir, tensorops, tensoropsAsync } from './helpers.js';
+import { BIN, listDir, repoArg, tempDir, tensorops, tensoropsAsync } from './helpers.js';
 
 const DIR = repoArg('fixtures', 'torch');
 const ABS = TORCH_FIXTURES;
@@ -97,6 +98,22 @@ describe('torch checkpoints', () => {
       '--json',
     ]);
     expect(JSON.parse(shown.stdout.toString()).data).toBe(3);
+  });
+
+  it('a checkpoint on a pipe is read whole, then as from a file', () => {
+    const r = spawnSync(
+      'sh',
+      ['-c', 'cat "$0" | "$1" "$2" show /dev/stdin:column --json', join(ABS, 'views.pt')].concat([
+        process.execPath,
+        BIN,
+      ]),
+      { env: { PATH: process.env.PATH ?? '' } },
+    );
+    expect(r.stderr.toString()).toBe('');
+    const want = goldenTensor('views.pt', 'column');
+    expect(JSON.parse(r.stdout.toString()).data).toEqual(
+      Array.from(new Float32Array(want.data.slice().buffer)),
+    );
   });
 
   it('a sharded pytorch_model.bin.index.json is one container', async () => {
