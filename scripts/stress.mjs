@@ -1470,6 +1470,51 @@ for (const [id, digits] of [
       return { result: r, ok, left: extraFiles(dir, ['huge.npy', 's.npy', 'scalar.npy']) };
     });
   }
+// 18: hostile torch checkpoints (fixtures/torch/hostile, from scripts/fixtures/torch.py): each is
+// one line and exit 1, nothing run (the commands they pickle would create a file in the case's
+// folder), nothing written, memory bounded; plus a pickle nested a million deep, built here.
+{
+  const TORCH = new URL('../fixtures/torch/', import.meta.url).pathname;
+  const { hostile } = JSON.parse(readFileSync(join(TORCH, 'expected.json'), 'utf8'));
+  for (const [name, { error, creates }] of Object.entries(hostile)) {
+    add(`torch-${name}`, 18, async (dir) => {
+      const r = await run(['convert', join(TORCH, 'hostile', `${name}.pt`), 'out.safetensors'], {
+        cwd: dir,
+      });
+      const clean = cleanFailure(r, dir);
+      const ran = creates !== undefined && existsSync(join(dir, creates));
+      return {
+        result: r,
+        ok: clean.ok && !ran && r.stderr.toLowerCase().includes(error) && r.rss < 512 * MB,
+        left: clean.left,
+        note: ran ? `${creates} was created` : '',
+      };
+    });
+  }
+  add('torch-deep-nesting', 18, async (dir) => {
+    // {'a': {'a': ... {}}}: per level EMPTY_DICT, MARK, BINUNICODE 'a'; a SETITEMS per level.
+    const depth = size(1_000_000, 100_000);
+    const level = Buffer.from([0x7d, 0x28, 0x58, 1, 0, 0, 0, 0x61]);
+    const pickle = Buffer.concat([
+      Buffer.from([0x80, 0x02]),
+      Buffer.alloc(depth * level.length).fill(level),
+      Buffer.from([0x7d]),
+      Buffer.alloc(depth, 0x75),
+      Buffer.from([0x2e]),
+    ]);
+    const path = join(dir, 'deep.pt');
+    writeFileSync(
+      path,
+      zip([
+        { name: 'archive/data.pkl', data: pickle },
+        { name: 'archive/byteorder', data: Buffer.from('little') },
+      ]),
+    );
+    const r = await run(['inspect', path], { cwd: dir });
+    return { result: r, ...cleanFailure(r, dir, ['deep.pt']) };
+  });
+}
+
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ describe('tensorops inspect', () => {
       'tensors',
       'not_tensors',
       'metadata',
+      'other_entries',
     ]);
     expect(doc.format).toBe('safetensors');
     expect(doc.metadata).toEqual({ format: 'pt', note: 'café ✓' });
@@ -65,6 +66,7 @@ describe('tensorops inspect', () => {
       byte_order: 'little',
       compression: null,
       compressed_nbytes: null,
+      storage: null,
     });
     const n = JSON.parse(ok(['inspect', npy('c16-be-f3.npy'), '--json']));
     expect(n).toEqual({
@@ -85,10 +87,12 @@ describe('tensorops inspect', () => {
           byte_order: 'big',
           compression: null,
           compressed_nbytes: null,
+          storage: null,
         },
       ],
       not_tensors: [],
       metadata: null,
+      other_entries: 0,
     });
     const z = JSON.parse(ok(['inspect', npz('savez-compressed.npz'), '--json']));
     for (const t of z.tensors) expect(Object.keys(t)).toEqual(Object.keys(n.tensors[0]));

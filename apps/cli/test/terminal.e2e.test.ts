@@ -79,6 +79,16 @@ describe('on a terminal', () => {
     expect(r.screen).toContain('1 tensor  240 B total');
   });
 
+  it('inspect of a torch checkpoint names the tensors sharing a storage and counts the rest', () => {
+    const r = inPty(['inspect', join(REPO, 'fixtures', 'torch', 'views.pt')], { NO_COLOR: '1' });
+    expect(r.status).toBe(0);
+    expect(r.screen).toContain('  storage 1 is shared by emb.weight, lm_head.weight\n');
+    expect(r.screen).toContain(
+      '  storage 0 is shared by base, row_slice, transposed, every_other, column\n',
+    );
+    expect(r.screen).toContain('  and 3 entries that are not tensors\n');
+  });
+
   it('--help is as wide as the terminal, at most 100 columns, wrapped between words', () => {
     for (const cols of [60, 160]) {
       const r = inPty(['--help'], {}, cols);

@@ -16,10 +16,20 @@ import {
 import { looksLike } from './looks-like.js';
 import { npyDescr } from './npy.js';
 import { safetensorsDtypeName } from './safetensors.js';
+import { isLegacyTorch } from './torch-archive.js';
 
 export type TensorFormat = 'npy' | 'npz' | 'safetensors';
 
 export const TENSOR_FORMATS: readonly TensorFormat[] = ['npy', 'npz', 'safetensors'];
+
+/** What tensorops reads: the formats it writes, and PyTorch checkpoints (read only). */
+export type InputFormat = TensorFormat | 'torch';
+
+/**
+ * torch.save's own extensions (`model.pt`, `model.pth`). `.bin` (`pytorch_model.bin`) names raw
+ * bytes as often as checkpoints, so such a file is read by its first bytes (see formatOfMagic).
+ */
+export const TORCH_EXTENSIONS: readonly string[] = ['pt', 'pth'];
 
 /** True for the dtypes that {@link widenToFloat32} converts. */
 export function isWidenable(dtype: Dtype): boolean {
@@ -90,11 +100,29 @@ export function formatOfPath(path: string): TensorFormat | undefined {
   return undefined;
 }
 
-/** The format of a file whose name says nothing, from its first 9 bytes. */
-export function formatOfMagic(head: Uint8Array): TensorFormat {
+/** {@link formatOfPath}, and `torch` for torch.save's extensions. */
+export function inputFormatOfPath(path: string): InputFormat | undefined {
+  const lower = path.toLowerCase();
+  return TORCH_EXTENSIONS.some((e) => lower.endsWith(`.${e}`)) ? 'torch' : formatOfPath(path);
+}
+
+/**
+ * Bytes {@link formatOfMagic} looks at: a zip's first member name included, which torch makes
+ * `<file stem>/data.pkl` (a stem is at most 255 bytes on the file systems that wrote it).
+ */
+export const MAGIC_BYTES = 512;
+
+/**
+ * The format of a file whose name says nothing, from its first bytes (up to MAGIC_BYTES). A zip
+ * whose first member is `.../data.pkl` is a torch checkpoint (torch.save writes it first).
+ */
+export function formatOfMagic(head: Uint8Array): InputFormat {
   if (head[0] === 0x93 && head[1] === 0x4e && head[2] === 0x55) return 'npy';
+  if (isLegacyTorch(head)) return 'torch';
   if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5 || head[2] === 6)) {
-    return 'npz';
+    const nameLength = head.length >= 30 ? (head[26] as number) | ((head[27] as number) << 8) : 0;
+    const name = new TextDecoder().decode(head.subarray(30, 30 + nameLength));
+    return name === 'data.pkl' || name.endsWith('/data.pkl') ? 'torch' : 'npz';
   }
   if (head[8] === 0x7b) return 'safetensors';
   throw new TensorOpsError(

@@ -9,6 +9,7 @@
 // memory) gets it from the runtime (process.getBuiltinModule) and does without it elsewhere.
 export {
   formatOfPath,
+  type InputFormat,
   storedDtype,
   TENSOR_FORMATS,
   type TensorFormat,

@@ -1,4 +1,5 @@
-// A sharded checkpoint's `*.safetensors.index.json`, as Hugging Face writes it:
+// A sharded checkpoint's `*.safetensors.index.json` (or `*.bin.index.json` over torch.save shards),
+// as Hugging Face writes it:
 // {"metadata": {"total_size": N, ...}, "weight_map": {"tensor name": "shard file name", ...}}.
 // Pure: text in, the map out, every rule checked before any shard is opened. Shard names are
 // relative to the index's folder and may not leave it (no absolute path, no `..`), so an index
@@ -8,7 +9,11 @@ import { TensorOpsError } from '@tensorops/core';
 import { isJsonNumber, isJsonObject, jsonKind, parseStrictJson } from './strict-json.js';
 import { quote } from './text.js';
 
-const SUFFIX = '.safetensors.index.json';
+/** The index names Hugging Face writes: `model.safetensors.index.json`, `pytorch_model.bin.index.json`. */
+export const SHARD_INDEX_SUFFIXES: readonly string[] = [
+  '.safetensors.index.json',
+  '.bin.index.json',
+];
 
 export interface ShardIndex {
   /** Tensor name -> shard name, in the index's order (the names are unique). */
@@ -21,7 +26,13 @@ export interface ShardIndex {
 
 /** True for the names Hugging Face gives a sharded checkpoint's index (`model.safetensors.index.json`). */
 export function isShardIndexPath(path: string): boolean {
-  return path.toLowerCase().endsWith(SUFFIX);
+  const lower = path.toLowerCase();
+  return SHARD_INDEX_SUFFIXES.some((s) => lower.endsWith(s));
+}
+
+/** The format of the shards an index names: `*.bin.index.json` indexes torch.save checkpoints. */
+export function shardFormatOf(indexPath: string): 'torch' | 'safetensors' {
+  return indexPath.toLowerCase().endsWith('.bin.index.json') ? 'torch' : 'safetensors';
 }
 
 function fail(message: string): never {

@@ -2,7 +2,8 @@
 // Paths may contain ':' themselves, so an input reference is split where an existing file ends
 // (the longest such prefix wins), never blindly at the first or last colon.
 
-import { TENSOR_FORMATS } from './convert.js';
+import { TENSOR_FORMATS, TORCH_EXTENSIONS } from './convert.js';
+import { SHARD_INDEX_SUFFIXES } from './shard-index.js';
 
 export interface TensorRef {
   readonly path: string;
@@ -42,14 +43,17 @@ export function parseOutputRef(ref: string): TensorRef {
 
 /**
  * Splits an http(s) reference, which cannot be checked against the file system: after the first
- * `.safetensors.index.json:`, `.safetensors:`, `.npz:` or `.npy:` (as outputs are split), so a
+ * `.safetensors.index.json:` / `.bin.index.json:`, a torch checkpoint's `.bin:` / `.pt:` / `.pth:`,
+ * else `.safetensors:`, `.npz:` or `.npy:` (as outputs are split), so a
  * URL's own colons (scheme, port) never cut it.
  */
 export function parseUrlRef(ref: string): TensorRef {
-  const at = ref.toLowerCase().indexOf('.safetensors.index.json:');
-  if (at >= 0) {
-    const cut = at + '.safetensors.index.json'.length;
-    return { path: ref.slice(0, cut), name: ref.slice(cut + 1) };
+  const lower = ref.toLowerCase();
+  const torch = ['bin', ...TORCH_EXTENSIONS].map((e) => `.${e}`);
+  for (const suffix of [...SHARD_INDEX_SUFFIXES, ...torch]) {
+    const at = lower.indexOf(`${suffix}:`);
+    if (at >= 0)
+      return { path: ref.slice(0, at + suffix.length), name: ref.slice(at + suffix.length + 1) };
   }
   return parseOutputRef(ref);
 }

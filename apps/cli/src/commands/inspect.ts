@@ -97,6 +97,7 @@ async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Ins
               .map((o) => ({ name: o.name, reason: o.error.message }))
           : [],
       metadata: file.metadata === null ? null : { ...file.metadata },
+      other_entries: file.otherEntries,
       ...(args.summary === true ? { summary: summarize(described) } : {}),
     };
     return args.verify === true ? { report, verified: verifiedLine(file, tensors) } : { report };

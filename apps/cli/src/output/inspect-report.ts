@@ -1,4 +1,4 @@
-import type { TensorFormat } from '@tensorops/io';
+import type { InputFormat } from '@tensorops/io';
 import type { StoredTensor } from '@tensorops/io/node';
 import type { InspectSummary } from './inspect-summary.js';
 
@@ -29,12 +29,21 @@ export interface InspectTensor {
   readonly compression: 'stored' | 'deflate' | null;
   /** .npz members: bytes in the archive; null for the other formats. */
   readonly compressed_nbytes: number | null;
+  /**
+   * torch checkpoints: the storage the tensor views, how many other tensors view it too (tied
+   * weights), and the view's strides when it is not C-contiguous; null for the other formats.
+   */
+  readonly storage: {
+    readonly key: string;
+    readonly shared_with: number;
+    readonly strides: readonly number[] | null;
+  } | null;
 }
 
 /** `tensorops inspect --json`: {"file", "format", "size", "shards", "tensors", "not_tensors", "metadata"}. */
 export interface InspectReport {
   readonly file: string;
-  readonly format: TensorFormat;
+  readonly format: InputFormat;
   /** File size in bytes (of the shards read, for a sharded checkpoint). */
   readonly size: number;
   /** How many shards a sharded checkpoint's index names; null for a single file. */
@@ -44,6 +53,8 @@ export interface InspectReport {
   readonly not_tensors: readonly { readonly name: string; readonly reason: string }[];
   /** .safetensors `__metadata__`; null when absent and for .npy / .npz. */
   readonly metadata: Readonly<Record<string, string>> | null;
+  /** torch checkpoints: entries of the state dict that are not tensors (0 for the other formats). */
+  readonly other_entries: number;
   /** With --summary only: the tensors grouped, and the totals. */
   readonly summary?: InspectSummary;
 }
@@ -61,5 +72,9 @@ export function describeTensor(t: StoredTensor): InspectTensor {
     byte_order: t.byteOrder,
     compression: t.compression ?? null,
     compressed_nbytes: t.compressedBytes ?? null,
+    storage:
+      t.storage === undefined
+        ? null
+        : { key: t.storage.key, shared_with: t.storage.shared, strides: t.storage.strides ?? null },
   };
 }

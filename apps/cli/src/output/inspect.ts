@@ -1,7 +1,7 @@
 import { formatBytes } from '../format/bytes.js';
 import { type CliIO, writeAll } from '../run/cli-io.js';
 import { printable } from '../ui/layout.js';
-import type { InspectReport } from './inspect-report.js';
+import type { InspectReport, InspectTensor } from './inspect-report.js';
 import { inspectRows } from './inspect-rows.js';
 import type { OutputOptions } from './options.js';
 
@@ -43,14 +43,48 @@ export async function emitInspect(
       color: options.color,
       title,
     });
-    await writeAll(io.stdout, notTensorLines(report) + metadataLines(report.metadata));
+    await writeAll(
+      io.stdout,
+      sharedStorageLines(report) + notTensorLines(report) + metadataLines(report.metadata),
+    );
   }
 }
 
 function notTensorLines(report: InspectReport): string {
+  const others = report.other_entries;
   return report.not_tensors
     .map((o) => `  ${printable(o.name)}  not a tensor: ${printable(o.reason)}\n`)
+    .concat(others > 0 ? [`  and ${otherEntries(others)}\n`] : [])
     .join('');
+}
+
+/**
+ * The terminal table has no `stored as` column: torch tensors that share a storage (tied
+ * weights) are named under it instead, one line per storage.
+ */
+function sharedStorageLines(report: InspectReport): string {
+  const byKey = new Map<string, string[]>();
+  for (const t of report.tensors) {
+    if (t.storage === null || t.storage.shared_with === 0) continue;
+    const names = byKey.get(t.storage.key) ?? [];
+    names.push(printable(t.name ?? ''));
+    byKey.set(t.storage.key, names);
+  }
+  return [...byKey]
+    .map(([key, names]) => `  storage ${printable(key)} is shared by ${names.join(', ')}\n`)
+    .join('');
+}
+
+function otherEntries(n: number): string {
+  return n === 1 ? '1 entry that is not a tensor' : `${n} entries that are not tensors`;
+}
+
+/** A torch tensor's storage: `storage 0 (shared with 1 more)`, and a strided view's strides. */
+function storageNote(t: InspectTensor): string {
+  if (t.storage === null) return '';
+  const { key, shared_with, strides } = t.storage;
+  const shared = shared_with > 0 ? ` (shared with ${shared_with} more)` : '';
+  return `storage ${printable(key)}${shared}${strides === null ? '' : `, strides [${strides.join(', ')}]`}`;
 }
 
 function metadataLines(metadata: Readonly<Record<string, string>> | null): string {
@@ -116,6 +150,7 @@ export function inspectTable(report: InspectReport): string {
       t.fortran_order ? 'fortran order' : '',
       t.byte_order === 'big' ? 'big-endian' : '',
       t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
+      storageNote(t),
     ].filter((x) => x !== '');
     const row = [
       t.name === null ? '-' : printable(t.name),

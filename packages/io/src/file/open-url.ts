@@ -3,7 +3,7 @@
 // (`*.safetensors.index.json`) opens its shards beside it. The same in every runtime; the
 // caller gives the format readers.
 
-import { formatOfPath } from '../convert.js';
+import { inputFormatOfPath } from '../convert.js';
 import { type HttpSourceOptions, openHttpSource, printableUrl } from '../remote/http-source.js';
 import { isShardIndexPath } from '../shard-index.js';
 import { fileError } from './errors.js';
@@ -36,7 +36,9 @@ export async function openUrlWith(
   } catch (cause) {
     throw fileError(label, 'read', cause);
   }
-  if (!isShardIndexPath(pathname)) return openTensorSource(source, formatOfPath(pathname), readers);
+  if (!isShardIndexPath(pathname)) {
+    return openTensorSource(source, inputFormatOfPath(pathname), readers, options.tensor);
+  }
   try {
     let text: string;
     try {

@@ -2,7 +2,7 @@
 // Deno, Node. Everything is read on demand by ranges (Blob slices, HTTP range requests), the
 // header first; .npz archives go through zip.js (npz-zipjs.ts). No Node API.
 
-import { formatOfPath, type TensorFormat } from '../convert.js';
+import { type InputFormat, inputFormatOfPath } from '../convert.js';
 import { blobSource } from './blob-source.js';
 import { npyReader } from './npy-file.js';
 import { npzReaderWeb } from './npz-zipjs.js';
@@ -11,18 +11,20 @@ import { type OpenUrlOptions, openUrlWith } from './open-url.js';
 import { pageUrl } from './page-url.js';
 import { safetensorsReader } from './safetensors-file.js';
 import type { TensorFile } from './stored.js';
+import { torchReader } from './torch-file.js';
 
 const READERS: FormatReaders = {
   npy: npyReader,
   npz: npzReaderWeb,
   safetensors: safetensorsReader,
+  torch: torchReader,
 };
 
 export interface OpenBlobOptions {
   /** Names the file in messages (default: a File's name, else `blob`); its extension picks the format. */
   readonly label?: string | undefined;
   /** Overrides the format the label's extension implies (default: by the first bytes). */
-  readonly format?: TensorFormat | undefined;
+  readonly format?: InputFormat | undefined;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface OpenBlobOptions {
  */
 export function openTensorBlob(blob: Blob, options: OpenBlobOptions = {}): Promise<TensorFile> {
   const source = blobSource(blob, options.label);
-  return openTensorSource(source, options.format ?? formatOfPath(source.label), READERS);
+  return openTensorSource(source, options.format ?? inputFormatOfPath(source.label), READERS);
 }
 
 /**

@@ -2,19 +2,22 @@
 // by the first bytes, then that format's reader. The runtime gives the readers (the .npz reader
 // differs: yauzl in Node, zip.js elsewhere); the rest is the same everywhere.
 
-import { formatOfMagic, type TensorFormat } from '../convert.js';
+import { formatOfMagic, type InputFormat, MAGIC_BYTES } from '../convert.js';
 import { fileError } from './errors.js';
 import type { ByteSource } from './source.js';
 import { type FormatReader, type TensorFile, tensorFile } from './stored.js';
 
-/** One reader per format: reads the header (or zip directory) of a source. */
+/**
+ * One reader per format: reads the header (or zip directory) of a source. `only` names the one
+ * tensor the caller will read, for a reader that can then read less (torch over HTTP).
+ */
 export type FormatReaders = Readonly<
-  Record<TensorFormat, (source: ByteSource) => Promise<FormatReader>>
+  Record<InputFormat, (source: ByteSource, only?: string) => Promise<FormatReader>>
 >;
 
 /** The format of a file whose extension says nothing, from its first bytes. */
-async function sniff(source: ByteSource): Promise<TensorFormat> {
-  const head = new Uint8Array(Math.min(9, source.size));
+async function sniff(source: ByteSource): Promise<InputFormat> {
+  const head = new Uint8Array(Math.min(MAGIC_BYTES, source.size));
   await source.read(head, 0);
   return formatOfMagic(head);
 }
@@ -25,11 +28,12 @@ async function sniff(source: ByteSource): Promise<TensorFormat> {
  */
 export async function openTensorSource(
   source: ByteSource,
-  format: TensorFormat | undefined,
+  format: InputFormat | undefined,
   readers: FormatReaders,
+  only?: string,
 ): Promise<TensorFile> {
   try {
-    const reader = await readers[format ?? (await sniff(source))](source);
+    const reader = await readers[format ?? (await sniff(source))](source, only);
     return tensorFile(source, reader);
   } catch (cause) {
     await source.close().catch(() => {});

@@ -9,20 +9,15 @@
 import { TensorOpsError } from '@tensorops/core';
 import type { RangeRead } from '../remote/coalesce.js';
 import { SAFETENSORS_MAX_HEADER_BYTES } from '../safetensors.js';
-import { parseShardIndex, type ShardIndex } from '../shard-index.js';
+import { parseShardIndex, type ShardIndex, shardFormatOf } from '../shard-index.js';
 import { quote } from '../text.js';
 import { mapBounded } from './bounded-map.js';
 import { canReadMany, type RangeBatchReader } from './capabilities.js';
 import { fileError } from './errors.js';
 import { safetensorsReader } from './safetensors-file.js';
 import { type ByteSource, readExactly } from './source.js';
-import {
-  type FormatReader,
-  loadableDtype,
-  type StoredTensor,
-  type TensorFile,
-  tensorFile,
-} from './stored.js';
+import { type FormatReader, type StoredTensor, type TensorFile, tensorFile } from './stored.js';
+import { torchReader } from './torch-file.js';
 
 /** Opens one shard by its name in the index (relative to the index's folder or URL). */
 export type OpenShard = (shard: string) => Promise<ByteSource>;
@@ -132,6 +127,8 @@ async function openShardHeader(
   index: ShardIndex,
   shard: string,
   openShard: OpenShard,
+  only: string | undefined,
+  torchShards: boolean,
 ): Promise<OpenedShard> {
   let source: ByteSource;
   try {
@@ -141,7 +138,10 @@ async function openShardHeader(
     throw fileError(`shard ${quote(shard)} of tensor ${quote(tensor)}`, 'read', cause);
   }
   try {
-    return { source, reader: await safetensorsReader(source) };
+    // The index says what its shards are: `*.bin.index.json` names torch.save checkpoints
+    // (`pytorch_model-00001-of-00002.bin`), `*.safetensors.index.json` .safetensors files.
+    const read = torchShards ? torchReader : safetensorsReader;
+    return { source, reader: await read(source, only) };
   } catch (cause) {
     await source.close().catch(() => {});
     throw fileError(`shard ${quote(shard)}`, 'read', cause);
@@ -162,7 +162,7 @@ export async function openShardedFile(
   const index = parseShardIndex(indexText);
   const wanted = neededShards(index, only);
   const outcome = await mapBounded(wanted, SHARDS_AT_ONCE, (shard) =>
-    openShardHeader(index, shard, openShard),
+    openShardHeader(index, shard, openShard, only, shardFormatOf(label) === 'torch'),
   );
   if (!outcome.ok) {
     await Promise.all(outcome.results.map((o) => o?.source.close().catch(() => {})));
@@ -170,12 +170,17 @@ export async function openShardedFile(
   }
   const parts: Part[] = [];
   // A shard's tensors by name (safetensors names every tensor, uniquely).
-  const readers = new Map<string, { base: number; byName: Map<string, StoredTensor> }>();
+  const readers = new Map<
+    string,
+    { base: number; reader: FormatReader; byName: Map<string, StoredTensor> }
+  >();
+  // Each listed tensor as its shard's reader knows it: the one that reads it.
+  const origins = new Map<StoredTensor, { reader: FormatReader; tensor: StoredTensor }>();
   let size = 0;
   for (const [k, { source, reader }] of outcome.results.entries()) {
     parts.push({ base: size, source });
     const byName = new Map(reader.tensors.map((t) => [t.name as string, t]));
-    readers.set(wanted[k] as string, { base: size, byName });
+    readers.set(wanted[k] as string, { base: size, reader, byName });
     size += source.size;
   }
   const tensors: StoredTensor[] = [];
@@ -190,8 +195,12 @@ export async function openShardedFile(
         `tensor ${quote(name)} is not in its shard ${quote(shard)} (the weight map says it is)`,
       );
     }
-    const offset = t.offset as number;
-    tensors.push({ ...t, offset: opened.base + offset, shard: { name: shard, offset } });
+    const listed: StoredTensor =
+      t.offset === null
+        ? { ...t, shard: { name: shard, offset: null } }
+        : { ...t, offset: opened.base + t.offset, shard: { name: shard, offset: t.offset } };
+    origins.set(listed, { reader: opened.reader, tensor: t });
+    tensors.push(listed);
   }
   const unmapped: { shard: string; name: string }[] = [];
   for (const [shard, { byName }] of readers) {
@@ -202,13 +211,16 @@ export async function openShardedFile(
   const source = new ConcatSource(label, parts, size);
   const firstReader = outcome.results[0]?.reader;
   const reader: FormatReader = {
-    format: 'safetensors',
+    format: firstReader?.format ?? 'safetensors',
     tensors,
     metadata: firstReader?.metadata ?? null,
     rangedStreams: true,
-    async read(t) {
-      const data = await readExactly(source, t.offset as number, t.nbytes, '.safetensors data');
-      return { dtype: loadableDtype(t), shape: [...t.shape], data };
+    read(t) {
+      const origin = origins.get(t);
+      if (origin === undefined) {
+        throw new TensorOpsError('E_TENSOR_NOT_FOUND', `no tensor ${quote(t.name ?? '')}`);
+      }
+      return origin.reader.read(origin.tensor);
     },
     async close() {},
   };

@@ -3,7 +3,7 @@
 // safetensors-file.ts); tensor-file.ts picks one.
 
 import { type Dtype, dtypeSize, type Shape, type Tensor, TensorOpsError } from '@tensorops/core';
-import type { TensorFormat } from '../convert.js';
+import type { InputFormat } from '../convert.js';
 import { byteSwapUnit, swapBytesInPlace } from '../layout.js';
 import type { NpyByteOrder } from '../npy.js';
 import { quote } from '../text.js';
@@ -43,7 +43,16 @@ export interface StoredTensor {
    * Tensors of a sharded checkpoint: the shard's name in the index and the offset of the first
    * data byte within that shard (`offset` is a position in the shards laid end to end).
    */
-  readonly shard?: { readonly name: string; readonly offset: number };
+  readonly shard?: { readonly name: string; readonly offset: number | null };
+  /**
+   * torch checkpoints: the storage the tensor views, how many other tensors view it too, and the
+   * view's strides (in elements) when it is not C-contiguous (then `offset` is null).
+   */
+  readonly storage?: {
+    readonly key: string;
+    readonly shared: number;
+    readonly strides?: readonly number[];
+  };
 }
 
 /** What a sharded checkpoint's index adds to a TensorFile. */
@@ -70,13 +79,15 @@ export interface NotATensor {
 /** An open tensor file. Close it when done (streams keep it open until they finish). */
 export interface TensorFile {
   readonly path: string;
-  readonly format: TensorFormat;
+  readonly format: InputFormat;
   /** File size in bytes. */
   readonly size: number;
   /** In file order (data order for .safetensors, member order for .npz). */
   readonly tensors: readonly StoredTensor[];
   /** .npz members that are not readable tensors (empty for the other formats). */
   readonly notTensors: readonly NotATensor[];
+  /** Entries of a torch checkpoint's state dict that are not tensors (0 for the other formats). */
+  readonly otherEntries: number;
   /** .safetensors `__metadata__`; null when absent and for the other formats. */
   readonly metadata: Readonly<Record<string, string>> | null;
   /** Present for a sharded checkpoint (`*.safetensors.index.json`). */
@@ -113,10 +124,11 @@ export function rangeReadable(t: StoredTensor): boolean {
 }
 
 export interface FormatReader {
-  readonly format: TensorFormat;
+  readonly format: InputFormat;
   readonly tensors: readonly StoredTensor[];
   readonly metadata: Readonly<Record<string, string>> | null;
   readonly notTensors?: readonly NotATensor[];
+  readonly otherEntries?: number;
   /** Loads one tensor (errors unprefixed; the wrapper adds the path). */
   read(t: StoredTensor): Promise<Tensor>;
   /** True when `stream` may read the tensor's bytes straight from the file. */
@@ -154,6 +166,7 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
     size: source.size,
     tensors: reader.tensors,
     notTensors: reader.notTensors ?? [],
+    otherEntries: reader.otherEntries ?? 0,
     metadata: reader.metadata,
     get(name) {
       const { tensors } = reader;

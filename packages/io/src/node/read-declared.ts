@@ -5,7 +5,7 @@
 
 import { createReadStream } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
-import { formatOfMagic, type TensorFormat } from '../convert.js';
+import { formatOfMagic, type InputFormat } from '../convert.js';
 import { npyDataOffset, readNpyHeader } from '../npy.js';
 import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.js';
 import { Prefix } from './prefix.js';
@@ -13,12 +13,12 @@ import { MAX_STREAM_BYTES } from './read.js';
 
 /**
  * How many bytes the file's header takes and how many the whole file is, from its header; reads
- * only the header to find out. A zip's directory is at its end: all of it is needed (the stream
- * limit, with no header).
+ * only the header to find out. A zip's directory is at its end (.npz, torch): all of it is needed
+ * (the stream limit, with no header).
  */
 async function declaredLayout(
   prefix: Prefix,
-  format: TensorFormat,
+  format: InputFormat,
 ): Promise<{ header: number; total: number }> {
   if (format === 'npy') {
     const dataOffset = npyDataOffset(await prefix.take(12));
@@ -44,7 +44,7 @@ async function declaredLayout(
 export async function readDeclaredFromDescriptor(
   fd: number,
   label: string,
-  format?: TensorFormat,
+  format?: InputFormat,
 ): Promise<Uint8Array> {
   const stream = createReadStream('', { fd });
   try {
@@ -68,7 +68,7 @@ export async function readDeclaredFromDescriptor(
 export async function readDeclaredBytes(
   stream: AsyncIterable<Uint8Array | string>,
   label: string,
-  format?: TensorFormat,
+  format?: InputFormat,
 ): Promise<Uint8Array> {
   const prefix = new Prefix(stream[Symbol.asyncIterator](), label);
   try {
@@ -81,7 +81,7 @@ export async function readDeclaredBytes(
 async function takeDeclared(
   prefix: Prefix,
   label: string,
-  format: TensorFormat,
+  format: InputFormat,
 ): Promise<Uint8Array> {
   const { total } = await declaredLayout(prefix, format);
   if (total > MAX_STREAM_BYTES) {
@@ -97,17 +97,17 @@ async function takeDeclared(
 
 /**
  * The header of a tensor file on a stream and nothing after it: its bytes, the format, and the
- * size of the file it declares (its data unread). A .npz, whose directory is at its end, is read
- * whole, as readDeclaredBytes reads it (then `head` is the whole file).
+ * size of the file it declares (its data unread). A zip (.npz, torch), whose directory is at its
+ * end, is read whole, as readDeclaredBytes reads it (then `head` is the whole file).
  */
 export async function readDeclaredHeader(
   stream: AsyncIterable<Uint8Array | string>,
   label: string,
-): Promise<{ head: Uint8Array; size: number; format: TensorFormat }> {
+): Promise<{ head: Uint8Array; size: number; format: InputFormat }> {
   const prefix = new Prefix(stream[Symbol.asyncIterator](), label);
   try {
     const format = formatOfMagic(await prefix.take(9));
-    if (format === 'npz') {
+    if (format === 'npz' || format === 'torch') {
       const whole = await takeDeclared(prefix, label, format);
       return { head: whole, size: whole.length, format };
     }

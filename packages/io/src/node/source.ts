@@ -1,7 +1,7 @@
 // Files on disk as byte sources (see ../file/source.ts): an open file handle, or the bytes of a
 // pipe or device read as far as its header declares.
 
-import type { TensorFormat } from '../convert.js';
+import type { InputFormat } from '../convert.js';
 import type { FileDescriptor } from '../file/capabilities.js';
 import { type ByteSource, bufferSource } from '../file/source.js';
 import { closeFd, fstatFd, openFd } from './fs-calls.js';
@@ -36,7 +36,7 @@ class FileSource implements ByteSource, FileDescriptor {
  */
 export async function openSource(
   path: string,
-  format?: TensorFormat,
+  format?: InputFormat,
   label = path,
 ): Promise<ByteSource> {
   const fd = await openFd(path, 'r');

@@ -2,7 +2,13 @@
 // .safetensors), else by the first bytes. Each format's file code sits in its own module.
 
 import { checkTensor, type Dtype, type Tensor, TensorOpsError } from '@tensorops/core';
-import { formatOfPath, storedDtype, type TensorFormat } from '../convert.js';
+import {
+  formatOfPath,
+  type InputFormat,
+  inputFormatOfPath,
+  storedDtype,
+  type TensorFormat,
+} from '../convert.js';
 import { fileError } from '../file/errors.js';
 import { npyReader } from '../file/npy-file.js';
 import { type FormatReaders, openTensorSource } from '../file/open.js';
@@ -17,6 +23,7 @@ import {
   type TensorStream,
   widenStream,
 } from '../file/tensor-stream.js';
+import { torchReader } from '../file/torch-file.js';
 import { encodeNpyHeader } from '../npy.js';
 import { npzMemberName } from '../npz.js';
 import { isHttpUrl } from '../remote/http-source.js';
@@ -33,9 +40,10 @@ const READERS: FormatReaders = {
   npy: npyReader,
   npz: npzReader,
   safetensors: safetensorsReader,
+  torch: torchReader,
 };
 
-function openFrom(source: ByteSource, format: TensorFormat | undefined): Promise<TensorFile> {
+function openFrom(source: ByteSource, format: InputFormat | undefined): Promise<TensorFile> {
   return openTensorSource(source, format, READERS);
 }
 
@@ -61,20 +69,20 @@ export async function openTensorFile(
   const label = options.label ?? path;
   let source: ByteSource;
   try {
-    source = await openSource(path, formatOfPath(label), label);
+    source = await openSource(path, inputFormatOfPath(label), label);
   } catch (cause) {
     throw fileError(label, 'read', cause);
   }
-  return openFrom(source, formatOfPath(label));
+  return openFrom(source, inputFormatOfPath(label));
 }
 
 /** {@link openTensorFile} over bytes already in memory (`label` names them in messages). */
 export function openTensorBytes(
   bytes: Uint8Array,
   label: string,
-  format?: TensorFormat,
+  format?: InputFormat,
 ): Promise<TensorFile> {
-  return openFrom(bufferSource(bytes, label), format ?? formatOfPath(label));
+  return openFrom(bufferSource(bytes, label), format ?? inputFormatOfPath(label));
 }
 
 /**
@@ -93,7 +101,7 @@ export async function openTensorHeader(
 /** What `inspect` shows: the header of every tensor, the file's metadata. Reads no tensor data. */
 export interface TensorFileInfo {
   readonly path: string;
-  readonly format: TensorFormat;
+  readonly format: InputFormat;
   readonly size: number;
   readonly tensors: readonly StoredTensor[];
   readonly metadata: Readonly<Record<string, string>> | null;

@@ -1,0 +1,221 @@
+// PyTorch checkpoints wherever a tensor file goes: inspect, show, convert, gather's data input,
+// FILE:NAME references, a sharded pytorch_model.bin.index.json, https:// URLs; and hostile
+// archives, each one line and exit 1 with nothing run. Fixtures: scripts/fixtures/torch.py
+// (torch.save; expected values from torch.load(weights_only=True)).
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gather, tensorFrom } from '@tensorops/core';
+import { encodeNpy } from '@tensorops/io';
+import { readTensorFile } from '@tensorops/io/node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveFolder, type TestServer } from '../../../packages/io/test/http-servers.js';
+import { deepPickle, writeCheckpoint } from '../../../packages/io/test/torch-archives.js';
+import {
+  type ExpectedTensor,
+  expected,
+  goldenTensor,
+  TORCH_FIXTURES,
+} from '../../../packages/io/test/torch-fixtures.js';
+import { BIN, listDir, repoArg, tempDir, tensorops, tensoropsAsync } from './helpers.js';
+
+const DIR = repoArg('fixtures', 'torch');
+const ABS = TORCH_FIXTURES;
+
+/** Every tensor of `out` (a .safetensors file) equals the golden tensors of `file`, bit for bit. */
+async function expectConverted(out: string, file: string): Promise<void> {
+  for (const w of expected[file]?.tensors ?? []) {
+    const got = await readTensorFile(out, w.name);
+    const want = goldenTensor(file, w.name);
+    expect([got.dtype, got.shape], w.name).toEqual([want.dtype, want.shape]);
+    expect(Buffer.from(got.data).equals(Buffer.from(want.data)), w.name).toBe(true);
+  }
+}
+
+describe('torch checkpoints', () => {
+  it('inspect lists the tensors, their storages and views, and counts the other entries', () => {
+    const r = tensorops(['inspect', join(DIR, 'views.pt')]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const text = r.stdout.toString();
+    expect(text.split('\n')[0]).toMatch(/^fixtures\/torch\/views\.pt: torch, 8 tensors, /);
+    expect(text).toMatch(
+      /transposed +float32 +\[6, 4\] +96 +- +torch\.float32, storage 0 \(shared with 4 more\), strides \[1, 6\]/,
+    );
+    expect(text).toMatch(/lm_head\.weight .*storage 1 \(shared with 1 more\)/);
+    expect(text).toContain('  and 3 entries that are not tensors\n');
+    const doc = JSON.parse(
+      tensorops(['inspect', join(DIR, 'views.pt'), '--json']).stdout.toString(),
+    );
+    expect(doc.other_entries).toBe(3);
+    for (const t of doc.tensors) {
+      const w = expected['views.pt']?.tensors.find((e) => e.name === t.name) as ExpectedTensor;
+      expect([t.dtype, t.shape, t.storage.shared_with > 0]).toEqual([w.dtype, w.shape, w.shared]);
+    }
+  });
+
+  it('convert pytorch_model.bin model.safetensors: each tensor its own bytes, as torch.load gives them', async () => {
+    for (const file of ['views.pt', 'big-endian.pt', 'model.pt']) {
+      const dir = tempDir();
+      const bin = join(dir, 'pytorch_model.bin');
+      writeFileSync(bin, readFileSync(join(ABS, file)));
+      const out = join(dir, 'model.safetensors');
+      const r = tensorops(['convert', bin, out]);
+      expect(r.stderr, file).toBe('');
+      expect(r.status).toBe(0);
+      await expectConverted(out, file);
+    }
+  });
+
+  it('every dtype converts bit for bit (complex128 to .npy: .safetensors has none)', async () => {
+    const dir = tempDir();
+    for (const w of expected['dtypes.pt']?.tensors ?? []) {
+      const out = join(dir, w.dtype === 'complex128' ? `${w.name}.npy` : `${w.name}.safetensors`);
+      const r = tensorops(['convert', `${join(DIR, 'dtypes.pt')}:${w.name}`, out]);
+      expect(r.stderr, w.name).toBe('');
+      const got = await readTensorFile(out);
+      expect([got.dtype, got.shape], w.name).toEqual([w.dtype, w.shape]);
+      expect(Buffer.from(got.data).equals(Buffer.from(w.b64, 'base64')), w.name).toBe(true);
+    }
+  });
+
+  it('show, gather and FILE:NAME read views and tied weights as torch does', () => {
+    const dir = tempDir();
+    const idx = join(dir, 'idx.npy');
+    const indices = tensorFrom('int64', [3], [1, 0, -1]);
+    writeFileSync(idx, encodeNpy(indices));
+    for (const name of ['transposed', 'every_other', 'row_slice', 'lm_head.weight']) {
+      const out = join(dir, `${name}.npy`);
+      const r = tensorops(['gather', `${join(DIR, 'views.pt')}:${name}`, idx, '-o', out]);
+      expect(r.stderr, name).toBe('');
+      const want = gather(goldenTensor('views.pt', name), indices, { axis: 0 });
+      expect(readFileSync(out).equals(Buffer.from(encodeNpy(want))), name).toBe(true);
+    }
+    const shown = tensorops([
+      'show',
+      `${join(DIR, 'model.pt')}:norm.num_batches_tracked`,
+      '--json',
+    ]);
+    expect(JSON.parse(shown.stdout.toString()).data).toBe(3);
+  });
+
+  it('a checkpoint on a pipe is read whole, then as from a file', () => {
+    const r = spawnSync(
+      'sh',
+      ['-c', 'cat "$0" | "$1" "$2" show /dev/stdin:column --json', join(ABS, 'views.pt')].concat([
+        process.execPath,
+        BIN,
+      ]),
+      { env: { PATH: process.env.PATH ?? '' } },
+    );
+    expect(r.stderr.toString()).toBe('');
+    const want = goldenTensor('views.pt', 'column');
+    expect(JSON.parse(r.stdout.toString()).data).toEqual(
+      Array.from(new Float32Array(want.data.slice().buffer)),
+    );
+  });
+
+  it('a sharded pytorch_model.bin.index.json is one container', async () => {
+    const index = join(DIR, 'sharded', 'pytorch_model.bin.index.json');
+    const r = tensorops(['inspect', index]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.toString().split('\n')[0]).toMatch(/: torch, 2 shards, 4 tensors, /);
+    const out = join(tempDir(), 'model.safetensors');
+    expect(tensorops(['convert', index, out]).status).toBe(0);
+    await expectConverted(out, 'sharded/pytorch_model.bin.index.json');
+  });
+
+  it('a dtype tensorops cannot hold is one line naming it', () => {
+    const r = tensorops(['show', `${join(DIR, 'chalf.pt')}:half_complex`]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^tensorops: error: [^\n]*complex32[^\n]*\n$/);
+  });
+
+  it('refuses the legacy format and TorchScript with one line each', () => {
+    for (const [file, says] of [
+      ['legacy.pt', 'legacy torch.save'],
+      ['torchscript.pt', 'TorchScript'],
+    ] as const) {
+      const r = tensorops(['inspect', join(DIR, file)]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`^tensorops: error: [^\\n]*${says}[^\\n]*\\n$`));
+    }
+  });
+});
+
+describe('hostile torch archives', () => {
+  for (const [name, { error, creates }] of Object.entries(expected.hostile)) {
+    it(`${name}: one line, exit 1, nothing run, nothing written`, () => {
+      const cwd = tempDir();
+      const out = join(cwd, 'out.safetensors');
+      for (const args of [
+        ['inspect', join(ABS, 'hostile', `${name}.pt`)],
+        ['convert', join(ABS, 'hostile', `${name}.pt`), out],
+      ]) {
+        const r = tensorops(args, { cwd, timeoutMs: 20_000 });
+        expect(r.signal, args.join(' ')).toBeNull();
+        if (args[0] === 'inspect' && r.status === 0) continue; // only reading a tensor finds it
+        expect(r.status, args.join(' ')).toBe(1);
+        expect(r.stderr).toMatch(/^tensorops: error: [^\n]*\n$/);
+        expect(r.stderr.toLowerCase()).toContain(error);
+      }
+      if (creates !== undefined) expect(existsSync(join(cwd, creates))).toBe(false);
+      expect(listDir(cwd)).toEqual([]);
+    });
+  }
+
+  it('dicts nested a million deep are one line, exit 1', () => {
+    const dir = tempDir();
+    const path = join(dir, 'deep.pt');
+    writeCheckpoint(path, deepPickle(1_000_000), []);
+    const r = tensorops(['inspect', path], { timeoutMs: 20_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^tensorops: error: [^\n]*\n$/);
+  });
+});
+
+describe('torch checkpoints over HTTP', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('inspect, gather and convert read by ranges', async () => {
+    server = await serveFolder(ABS);
+    const listed = await tensoropsAsync(['inspect', `${server.url}/views.pt`, '--json']);
+    expect(listed.stderr).toBe('');
+    expect(JSON.parse(listed.stdout.toString()).tensors).toHaveLength(8);
+    // A .bin URL is a torch checkpoint by its first bytes.
+    const shard = await tensoropsAsync([
+      'inspect',
+      `${server.url}/sharded/pytorch_model-00002-of-00002.bin`,
+      '--json',
+    ]);
+    expect(JSON.parse(shard.stdout.toString()).format).toBe('torch');
+    const dir = tempDir();
+    const idx = join(dir, 'idx.npy');
+    const indices = tensorFrom('int32', [2], [1, 0]);
+    writeFileSync(idx, encodeNpy(indices));
+    const rows = join(dir, 'rows.npy');
+    const r = await tensoropsAsync([
+      'gather',
+      `${server.url}/model.pt:embed.weight`,
+      idx,
+      '-o',
+      rows,
+    ]);
+    expect(r.stderr).toBe('');
+    const want = gather(goldenTensor('model.pt', 'embed.weight'), indices, { axis: 0 });
+    expect(readFileSync(rows).equals(Buffer.from(encodeNpy(want)))).toBe(true);
+    const out = join(dir, 'model.safetensors');
+    const c = await tensoropsAsync([
+      'convert',
+      `${server.url}/sharded/pytorch_model.bin.index.json`,
+      out,
+    ]);
+    expect(c.stderr).toBe('');
+    await expectConverted(out, 'sharded/pytorch_model.bin.index.json');
+  });
+});
