@@ -79,6 +79,16 @@ describe('tensorops convert: text data in', () => {
     expectNpy(tabs.stdout, tsv);
   });
 
+  it('reads a sharded checkpoint index as the checkpoint, not as JSON data', () => {
+    const dir = tempDir();
+    const index = join(REPO, 'fixtures/checkpoints/sharded/model.safetensors.index.json');
+    const r = tensorops(['convert', index, join(dir, 'all.safetensors')]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const listed = tensorops(['inspect', join(dir, 'all.safetensors'), '--json']);
+    expect(JSON.parse(listed.stdout.toString()).tensors.length).toBe(7);
+  });
+
   it('takes --slice and --head on text data as on a stored tensor', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'rows.csv'), '1,2,3\n4,5,6\n7,8,9\n');

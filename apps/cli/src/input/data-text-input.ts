@@ -4,7 +4,7 @@
 import { createReadStream } from 'node:fs';
 import type { Tensor } from '@tensorops/core';
 import { DATA_TEXT_DTYPES, type DataTextDtype, readDataText } from '@tensorops/io';
-import { isHttpUrl, printableUrl } from '@tensorops/io/node/internal';
+import { isHttpUrl, isShardIndexPath, printableUrl } from '@tensorops/io/node/internal';
 import type { Options } from 'yargs';
 import { isStdio } from '../args/dashes.js';
 import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js';
@@ -50,7 +50,8 @@ export const TEXT_INPUT_FLAGS = {
 /** The kind of text data `ref` is read as, or undefined for a tensor file. */
 function textKind(ref: string, args: ParsedArgs): TextKind | undefined {
   if (args.from !== undefined) return choiceOption('from', args.from, TEXT_KINDS, 'csv');
-  if (isStdio(ref)) return undefined;
+  // A sharded checkpoint's index is JSON, but names tensors, not values.
+  if (isStdio(ref) || isShardIndexPath(ref)) return undefined;
   const lower = ref.toLowerCase();
   return TEXT_KINDS.find((kind) => lower.endsWith(`.${kind}`));
 }

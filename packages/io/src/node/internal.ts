@@ -7,4 +7,5 @@ export { rangeReadable } from '../file/stored.js';
 export { isTensorStream } from '../file/tensor-stream.js';
 export { isHttpUrl, printableUrl } from '../remote/http-source.js';
 export { httpHeaderProblem } from '../remote/request-headers.js';
+export { isShardIndexPath } from '../shard-index.js';
 export { type EncodedTensors, encodeTensors, openTensorHeader } from './tensor-file.js';
