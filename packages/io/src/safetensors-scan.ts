@@ -3,10 +3,13 @@
 // checked. The scan accepts only what the strict path (strict-json.ts, then the entry checks of
 // safetensors.ts) accepts, with the same result: an object whose values are `__metadata__` (an
 // object of strings) or tensor entries ({dtype, shape, data_offsets} in any order, each once,
-// integers of plain digits below 10^15), keys never repeated. At the first thing outside that
-// shape it returns undefined and writes no message: the caller then runs the strict path, which
-// gives the exact error (or the answer, for the rare header it leaves to that path, such as an
-// integer of 16 digits). Every character is read once, so the scan is linear in the header.
+// integers of plain digits below 10^15). At the first thing outside that shape it returns
+// undefined and writes no message: the caller then runs the strict path, which gives the exact
+// error (or the answer, for the rare header it leaves to that path, such as an integer of 16
+// digits). A key repeated at the top level or in `__metadata__` is the one error it reports, as
+// the key and its offset: everything before it was valid JSON, so the strict parser would stop
+// there too, and a header of 10^6 tensors whose last key repeats the first is not read twice.
+// Every character is read once, so the scan is linear in the header.
 
 import { isWellFormed } from './well-formed.js';
 
@@ -24,6 +27,12 @@ export type EntryMaker<E> = (
   end: number,
 ) => E | undefined;
 
+/** A key that appears twice in one object, the second time with its opening quote at `at`. */
+export interface RepeatedKey {
+  readonly repeatedKey: string;
+  readonly at: number;
+}
+
 export interface ScannedHeader<E> {
   /** In the header's key order. */
   readonly entries: E[];
@@ -33,6 +42,11 @@ export interface ScannedHeader<E> {
 
 /** Thrown inside the scan at anything it leaves to the strict path; caught at its entry point. */
 const ELSEWHERE = Symbol('left to the strict path');
+
+/** Thrown inside the scan at a repeated key; caught at its entry point. */
+class Repeated {
+  constructor(readonly found: RepeatedKey) {}
+}
 
 class HeaderScan<E> {
   private pos = 0;
@@ -50,12 +64,13 @@ class HeaderScan<E> {
     if (this.peek() === 0x7d) this.pos++;
     else {
       for (;;) {
+        const at = this.at();
         const key = this.key();
         if (key === METADATA_KEY) {
-          if (metadata !== null) throw ELSEWHERE;
+          if (metadata !== null) throw new Repeated({ repeatedKey: key, at });
           metadata = this.metadata();
         } else {
-          if (names.has(key)) throw ELSEWHERE;
+          if (names.has(key)) throw new Repeated({ repeatedKey: key, at });
           names.add(key);
           entries.push(this.entry(key));
         }
@@ -64,6 +79,12 @@ class HeaderScan<E> {
     }
     if (this.peek() !== undefined) throw ELSEWHERE;
     return { entries, metadata };
+  }
+
+  /** Where the next token starts. */
+  private at(): number {
+    this.peek();
+    return this.pos;
   }
 
   /** The next character code after white space, or undefined at the end; does not consume it. */
@@ -186,8 +207,9 @@ class HeaderScan<E> {
       return out;
     }
     do {
+      const at = this.at();
       const key = this.key();
-      if (out[key] !== undefined) throw ELSEWHERE;
+      if (out[key] !== undefined) throw new Repeated({ repeatedKey: key, at });
       out[key] = this.string();
     } while (this.more(0x7d));
     return out;
@@ -195,17 +217,18 @@ class HeaderScan<E> {
 }
 
 /**
- * The tensors and metadata of a header text in the usual shape, or undefined for the strict path
- * to decide (see the file's header).
+ * The tensors and metadata of a header text in the usual shape, the first key it repeats, or
+ * undefined for the strict path to decide (see the file's header).
  */
 export function scanSafetensorsHeader<E>(
   text: string,
   makeEntry: EntryMaker<E>,
-): ScannedHeader<E> | undefined {
+): ScannedHeader<E> | RepeatedKey | undefined {
   try {
     return new HeaderScan(text, makeEntry).header();
   } catch (e) {
     if (e === ELSEWHERE) return undefined;
+    if (e instanceof Repeated) return e.found;
     throw e;
   }
 }

@@ -17,6 +17,7 @@ import { checkBytes } from './bytes-input.js';
 import { looksLike } from './looks-like.js';
 import { type ScannedHeader, scanSafetensorsHeader } from './safetensors-scan.js';
 import {
+  duplicateKeyError,
   isJsonObject,
   type JsonValue,
   jsonKind,
@@ -231,6 +232,17 @@ function scannedEntry(
 }
 
 /**
+ * The tensors (in key order) and metadata of a header text: in one pass for the usual shape
+ * (safetensors-scan.ts), else by {@link safetensorsEntriesStrictly}, with the same result or error.
+ */
+export function safetensorsEntries(text: string): ScannedHeader<SafetensorsEntry> {
+  const scanned = scanSafetensorsHeader(text, scannedEntry);
+  if (scanned === undefined) return safetensorsEntriesStrictly(text);
+  if ('repeatedKey' in scanned) throw duplicateKeyError(WHAT, scanned.repeatedKey, scanned.at);
+  return scanned;
+}
+
+/**
  * The tensors (in key order) and metadata of a header text through the generic strict JSON tree:
  * the path for any header the one-pass scan leaves, and the one that words every error.
  */
@@ -322,9 +334,7 @@ export function parseSafetensorsHeader(bytes: Uint8Array, fileSize?: number): Sa
   if (body[0] !== 0x7b) {
     fail("must start with '{' (a JSON object)");
   }
-  const text = decodeUtf8(body);
-  const { entries: tensors, metadata } =
-    scanSafetensorsHeader(text, scannedEntry) ?? safetensorsEntriesStrictly(text);
+  const { entries: tensors, metadata } = safetensorsEntries(decodeUtf8(body));
   // The reference sorts by (begin, end) before validating; the order of the keys is free.
   tensors.sort((a, b) => a.begin - b.begin || a.end - b.end);
   const dataBytes = validateLayout(tensors);

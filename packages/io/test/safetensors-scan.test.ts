@@ -4,9 +4,11 @@ import { encodeSafetensors, parseSafetensorsHeader } from '../src/index.js';
 import {
   SAFETENSORS_DTYPES,
   type SafetensorsEntry,
+  safetensorsEntries,
   safetensorsEntriesStrictly,
 } from '../src/safetensors.js';
 import { type EntryMaker, scanSafetensorsHeader } from '../src/safetensors-scan.js';
+import { quote } from '../src/text.js';
 import { expectError } from './helpers.js';
 
 interface Fields {
@@ -30,14 +32,17 @@ const strictFields = (e: SafetensorsEntry): Fields => ({
 
 type Outcome = { ok: { entries: Fields[]; metadata: unknown } } | { error: string };
 
-function strictly(text: string): Outcome {
+/** The entries and metadata `read` gives a header text, or its error message. */
+function outcome(read: typeof safetensorsEntries, text: string): Outcome {
   try {
-    const r = safetensorsEntriesStrictly(text);
+    const r = read(text);
     return { ok: { entries: r.entries.map(strictFields), metadata: r.metadata } };
   } catch (e) {
     return { error: (e as Error).message };
   }
 }
+
+const strictly = (text: string): Outcome => outcome(safetensorsEntriesStrictly, text);
 
 // Header texts near the usual shape: every token may come out slightly wrong (a duplicate key, a
 // number the format refuses or that needs exact integers, an escape, a lone surrogate, a missing
@@ -134,14 +139,22 @@ const header = fc
   .map(([members, s, t]) => `{${s}${members.map(([k, v]) => `${k}:${v}`).join(`,${s}`)}${t}}${t}`);
 
 describe('the one-pass .safetensors header scan', () => {
-  it('accepts only what the strict path accepts, with the same entries and metadata', () => {
+  it('accepts only what the strict path accepts, with the same entries, metadata or error', () => {
     let scanned = 0;
     fc.assert(
       fc.property(header, (text) => {
+        expect(outcome(safetensorsEntries, text)).toEqual(strictly(text));
         const fast = scanSafetensorsHeader(text, fields);
         if (fast === undefined) return;
         scanned++;
-        expect(strictly(text)).toEqual({ ok: { entries: fast.entries, metadata: fast.metadata } });
+        if ('repeatedKey' in fast) {
+          expect(strictly(text)).toEqual({
+            error: `.safetensors header: invalid JSON at offset ${fast.at}: duplicate key ${quote(fast.repeatedKey)}`,
+          });
+        } else {
+          const ok = { entries: fast.entries, metadata: fast.metadata };
+          expect(strictly(text)).toEqual({ ok });
+        }
       }),
       { numRuns: 3000 },
     );
@@ -159,20 +172,29 @@ describe('the one-pass .safetensors header scan', () => {
     const json = new TextDecoder().decode(bytes.subarray(8, 8 + length)).trimEnd();
     const fast = scanSafetensorsHeader(json, fields);
     expect(fast).toBeDefined();
-    expect(strictly(json)).toEqual({ ok: { entries: fast?.entries, metadata: fast?.metadata } });
+    expect(fast && 'entries' in fast).toBe(true);
+    expect(strictly(json)).toEqual({ ok: fast });
     const header = parseSafetensorsHeader(bytes, bytes.length);
     expect(header.tensors.length).toBe(10_000);
     expect(header.metadata).toEqual({ format: 'pt', 'a"b': 'c\\d\n' });
   });
 
-  it('leaves duplicate keys, big and 16-digit integers, and deep values to the strict path', () => {
+  it('reports a repeated key itself, and leaves big or 16-digit integers and deep values', () => {
     const one = (info: string) => `{"a":{${info}}}`;
     const ok = '"dtype":"U8","shape":[1],"data_offsets":[0,1]';
+    const repeats = [
+      [`{"a":{${ok}}, "a":{${ok}}}`, 'a'],
+      ['{"__metadata__":{"k":"v",\n"k":"w"}}', 'k'],
+      ['{"__metadata__":{},"__metadata__":{}}', '__metadata__'],
+    ] as const;
+    for (const [text, key] of repeats) {
+      expect(scanSafetensorsHeader(text, fields)).toEqual({
+        repeatedKey: key,
+        at: text.lastIndexOf(`"${key}"`),
+      });
+    }
     const cases = [
-      `{"a":{${ok}},"a":{${ok}}}`,
       one(`${ok},"dtype":"U8"`),
-      `{"__metadata__":{"k":"v","k":"w"}}`,
-      `{"__metadata__":{},"__metadata__":{}}`,
       one('"dtype":"U8","shape":[1],"data_offsets":[0,9007199254740993]'),
       one('"dtype":"U8","shape":[0,1000000000000000],"data_offsets":[0,0]'),
       `{"__metadata__":{"k":${'['.repeat(200)}${']'.repeat(200)}}}`,
@@ -183,12 +205,14 @@ describe('the one-pass .safetensors header scan', () => {
       headerBytes(one('"dtype":"U8","shape":[0,1000000000000000],"data_offsets":[0,0]')),
     );
     expect(sixteen.tensors[0]?.shape).toEqual([0, 1e15]);
-    expect(expectError(() => parseSafetensorsHeader(headerBytes(cases[0] as string))).message).toBe(
-      `.safetensors header: invalid JSON at offset ${(cases[0] as string).lastIndexOf('"a"')}: duplicate key 'a'`,
+    const [twice] = repeats[0];
+    expect(expectError(() => parseSafetensorsHeader(headerBytes(twice))).message).toBe(
+      `.safetensors header: invalid JSON at offset ${twice.lastIndexOf('"a"')}: duplicate key 'a'`,
     );
-    expect(expectError(() => parseSafetensorsHeader(headerBytes(cases[6] as string))).message).toBe(
+    const deep = cases[3] as string;
+    expect(expectError(() => parseSafetensorsHeader(headerBytes(deep))).message).toBe(
       // The top object is level 0, `__metadata__` level 1, its value's k-th '[' level k + 1.
-      `.safetensors header: invalid JSON at offset ${(cases[6] as string).indexOf('[') + 127}: nested deeper than 128 levels`,
+      `.safetensors header: invalid JSON at offset ${deep.indexOf('[') + 127}: nested deeper than 128 levels`,
     );
   });
 
