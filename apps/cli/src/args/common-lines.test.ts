@@ -132,7 +132,7 @@ describe('common command lines, read without yargs', () => {
       const common = parseCommonLine(argv);
       expect(common, argv.join(' ')).toBeDefined();
       expect(await byYargs(argv)).toStrictEqual({
-        command: commandName(common?.spec ?? COMMANDS[0]),
+        command: common && commandName(common.spec),
         args: common?.args,
       });
     }
