@@ -115,23 +115,32 @@ function columns(header: string[], rows: string[][], right: ReadonlySet<number>)
   return [header, ...rows].map((row) => alignRow(row, widths, right));
 }
 
-/** The cells of one tensor's row in the plain table. */
-function tensorCells(t: InspectTensor, sharded: boolean): string[] {
-  const notes = [
-    t.format_dtype,
-    t.fortran_order ? 'fortran order' : '',
-    t.byte_order === 'big' ? 'big-endian' : '',
-    t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
-  ].filter((x) => x !== '');
+/**
+ * The cells of one tensor's row in the plain table that are padded to their column's width: all
+ * but the last, 'stored as' (see storedAs).
+ */
+function paddedCells(t: InspectTensor, sharded: boolean): string[] {
   const row = [
     t.name === null ? '-' : printable(t.name),
     t.dtype,
     `[${t.shape.join(', ')}]`,
     String(t.nbytes),
     t.offset === null ? '-' : String(t.offset),
-    notes.join(', '),
   ];
-  return sharded ? [...row.slice(0, 5), printable(t.shard ?? '-'), ...row.slice(5)] : row;
+  if (sharded) row.push(printable(t.shard ?? '-'));
+  return row;
+}
+
+/** The last cell of a tensor's row: how it is stored. Its width is never needed (lines end trimmed). */
+function storedAs(t: InspectTensor): string {
+  return [
+    t.format_dtype,
+    t.fortran_order ? 'fortran order' : '',
+    t.byte_order === 'big' ? 'big-endian' : '',
+    t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
+  ]
+    .filter((x) => x !== '')
+    .join(', ');
 }
 
 /** Characters of the plain table written at a time: the text of 10^5 rows is never held whole. */
@@ -147,13 +156,15 @@ async function writeInspectTable(report: InspectReport, io: CliIO): Promise<void
   const header = ['name', 'dtype', 'shape', 'bytes', 'offset', 'stored as'];
   if (sharded) header.splice(5, 0, 'shard');
   const right = new Set([3, 4]);
-  const cells = function* () {
-    for (const t of report.tensors) yield tensorCells(t, sharded);
+  const rows = function* () {
+    for (const t of report.tensors) yield paddedCells(t, sharded);
   };
-  const widths = columnWidths(header, cells());
+  const widths = columnWidths(header, rows());
   let text = `${title(report)}\n`;
   if (report.tensors.length > 0) text += `${alignRow(header, widths, right)}\n`;
-  for (const row of cells()) {
+  for (const t of report.tensors) {
+    const row = paddedCells(t, sharded);
+    row.push(storedAs(t));
     text += `${alignRow(row, widths, right)}\n`;
     if (text.length >= CHUNK_CHARS) {
       await writeAll(io.stdout, text);
