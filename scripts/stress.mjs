@@ -1517,6 +1517,50 @@ for (const [id, digits] of [
 
 }
 
+// 2: large .safetensors headers, read in one pass: a shape of millions of dims, and a header of
+// many tensors whose last key repeats the first (the one-pass scan gives up at its end, and the
+// strict reader words the error), each in time and memory linear in the header
+/** A .safetensors file whose header is `json` (written as is, padded to 8 bytes), with `data` bytes. */
+function rawSafetensors(json, dataBytes) {
+  const body = Buffer.from(json.padEnd(Math.ceil(json.length / 8) * 8, ' '), 'utf8');
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(body.length));
+  return Buffer.concat([len, body, Buffer.alloc(dataBytes)]);
+}
+const HEADER_DIMS = size(10_000_000, 1_000_000);
+const HEADER_TENSORS = size(1_000_000, 100_000);
+for (const [id, file, message] of [
+  [
+    'headers-million-dims',
+    () =>
+      rawSafetensors(
+        `{"a":{"dtype":"U8","shape":[${'2,'.repeat(HEADER_DIMS - 1)}2],"data_offsets":[0,1]}}`,
+        1,
+      ),
+    'needs a number of bytes beyond 2^53-1',
+  ],
+  [
+    'headers-last-key-repeated',
+    () => {
+      const parts = [];
+      for (let k = 0; k < HEADER_TENSORS; k++) {
+        parts.push(`"t${k}":{"dtype":"U8","shape":[1],"data_offsets":[${k},${k + 1}]}`);
+      }
+      parts.push(`"t0":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}`);
+      return rawSafetensors(`{${parts.join(',')}}`, HEADER_TENSORS);
+    },
+    "duplicate key 't0'",
+  ],
+]) {
+  add(id, 2, async (dir) => {
+    writeFileSync(join(dir, 'h.safetensors'), file());
+    const r = await run(['inspect', join(dir, 'h.safetensors')], { timeoutMs: 120_000 });
+    const { ok, left } = cleanFailure(r, dir, ['h.safetensors']);
+    const bounded = within(r.ms, 30_000) && r.rss < size(900, 300) * MB;
+    return { result: r, ok: ok && bounded && r.stderr.includes(message), left };
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 
 function fmt(result) {

@@ -1,22 +1,28 @@
 // Whole processes, as a user runs them: `tensorops gather` (the built bin) against the numpy
 // one-liner and `node -e 0`, on the same .npy inputs, with the wall time and peak RSS of each
-// process. Three workloads: a tiny gather (start-up), W8 (file to file on W1's data) and W9 (a
-// text pipeline: ids as text in, rows as CSV out).
+// process. Four workloads: a tiny gather (start-up), W8 (file to file on W1's data), W9 (a
+// text pipeline: ids as text in, rows as CSV out) and headers (`inspect` of a .safetensors of
+// 10^5 tensors against safetensors' safe_open). Each table is run under a protocol (every process
+// after a pause, as a user runs one command, or back to back) and an output case (a new path, or
+// an existing output that the process replaces).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   closeSync,
   existsSync,
   fstatSync,
+  fsyncSync,
   openSync,
   readFileSync,
   readSync,
   rmSync,
+  writeFileSync,
 } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { npyDataOffset, readNpyHeader } from '../../packages/io/dist/index.js';
+import { encodeSafetensors, npyDataOffset, readNpyHeader } from '../../packages/io/dist/index.js';
 import { csvFloat32Digest } from './csv-floats.mjs';
 import { median, timeMemcpy } from './timing.mjs';
 
@@ -285,6 +291,38 @@ export function w9Procs({ dir, python }) {
 }
 
 /**
+ * How each process of a table is started, by the milliseconds waited before it: `paused`, a second
+ * after the one before it ended, as a user runs one command and reads its result; `back-to-back`,
+ * at once. On this VM a process that allocates right after another freed memory meets faster page
+ * faults than one that starts later (docs/performance.md, "The two memory regimes of this VM"), so
+ * the protocol moves the figures of every process that allocates, numpy's most.
+ */
+export const PROTOCOLS = { paused: 1000, 'back-to-back': 0 };
+
+/**
+ * Where each process writes: `new`, a path where nothing is (the output of the round before is
+ * deleted); `existing`, over the output of the round before, whose data is already on disk (it is
+ * fsynced, outside the timing, like a file a user made earlier). tensorops replaces a file
+ * atomically (a temp file, fsync, rename), numpy's np.save truncates it in place.
+ */
+export const OUTPUT_CASES = ['new', 'existing'];
+
+/** After a process and its check: its output deleted, or kept and flushed for the next round. */
+function settleOutput(path, output) {
+  if (output === 'new') {
+    rmSync(path, { force: true });
+    return;
+  }
+  if (!existsSync(path)) return;
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Runs the processes in turn, round after round (a warm-up round first, so that every process
  * reads its inputs from the page cache and tensorops' code cache is written), and reports the
  * median wall time and peak RSS of each. Every output is checked and deleted as soon as its
@@ -295,7 +333,11 @@ export function w9Procs({ dir, python }) {
  * dirty pages back in the background). The load of the machine is taken alongside: the load
  * average and a warm memcpy of 256 MiB in this process, before and after.
  */
-export async function wholeProcess(procs, { runs }) {
+export async function wholeProcess(procs, { runs, protocol = 'back-to-back', output = 'new' }) {
+  const pauseMs = PROTOCOLS[protocol];
+  if (pauseMs === undefined || !OUTPUT_CASES.includes(output)) {
+    throw new Error(`unknown protocol ${protocol} or output case ${output}`);
+  }
   const memcpy = () => (256 * 2 ** 20) / 1e6 / timeMemcpy(256 * 2 ** 20, { runs: 5, warmup: 1 }).ms;
   const before = { load: loadavg()[0], memcpyGBps: memcpy() };
   const samples = procs.map(() => []);
@@ -304,17 +346,19 @@ export async function wholeProcess(procs, { runs }) {
   for (let i = 0; i <= runs; i++) {
     const digests = new Map();
     for (const [k, p] of procs.entries()) {
+      if (pauseMs > 0) await sleep(pauseMs);
       const m = await measure(p.argv, p.env, p.status);
       if (i > 0) samples[k].push({ ms: m.ms, rssMB: m.rssMB });
       const problem = i === 0 ? p.check?.(m) : null;
       if (problem) throw new Error(`${p.label}: ${problem}`);
       if (p.out && p.verify) digests.set(p, p.digest(p.out));
-      if (p.out) rmSync(p.out, { force: true });
+      if (p.out) settleOutput(p.out, output);
     }
     for (const [k, p] of procs.entries()) {
       if (digests.has(p) && digests.get(p) !== digests.get(reference)) verified[k] = false;
     }
   }
+  for (const p of procs) if (p.out) rmSync(p.out, { force: true });
   const after = { load: loadavg()[0], memcpyGBps: memcpy() };
   const rows = procs.map((p, k) => ({
     label: p.label,
@@ -324,5 +368,102 @@ export async function wholeProcess(procs, { runs }) {
     rssMB: median(samples[k].map((x) => x.rssMB)),
     verified: verified[k],
   }));
-  return { rows, runs, load: { before, after }, verified: verified.every(Boolean) };
+  return {
+    rows,
+    runs,
+    protocol,
+    output,
+    load: { before, after },
+    verified: verified.every(Boolean),
+  };
+}
+
+/** safetensors' own reader, as a user lists a file: every key with its shape and dtype, and the metadata. */
+export const SAFE_OPEN_SCRIPT =
+  'import sys; from safetensors import safe_open; f = safe_open(sys.argv[1], "np"); ' +
+  'r = [(k, f.get_slice(k).get_shape(), f.get_slice(k).get_dtype()) for k in f.keys()]; ' +
+  'm = f.metadata()';
+
+/** The same listing printed as JSON, run once outside the timing to check tensorops' table. */
+const SAFE_OPEN_LISTING =
+  'import sys, json; from safetensors import safe_open; f = safe_open(sys.argv[1], "np"); ' +
+  'print(json.dumps([[k, f.get_slice(k).get_shape(), f.get_slice(k).get_dtype()] for k in f.keys()]))';
+
+const HEADER_DTYPES = ['float32', 'float16', 'bfloat16', 'int64'];
+
+/**
+ * A .safetensors of `count` small tensors (names like a mixture-of-experts checkpoint's, shapes
+ * [1..4, 3], four dtypes), the header being nearly all of the file.
+ */
+export function writeHeadersFile(path, count) {
+  const bytes = { float32: 4, float16: 2, bfloat16: 2, int64: 8 };
+  const tensors = Array.from({ length: count }, (_, i) => {
+    const dtype = HEADER_DTYPES[i % 4];
+    const shape = [1 + (i % 4), 3];
+    return {
+      name: `model.layers.${i >> 6}.mlp.experts.${i & 63}.down_proj.weight`,
+      tensor: { dtype, shape, data: new Uint8Array(shape[0] * 3 * bytes[dtype]) },
+    };
+  });
+  writeFileSync(path, encodeSafetensors(tensors, { format: 'pt' }));
+}
+
+/**
+ * What is wrong with inspect's table against safe_open's listing (`[name, shape, dtype]` in any
+ * order), or null: one row per tensor, each with safe_open's shape and dtype.
+ */
+function tableProblem(stdout, listing) {
+  const rows = new Map();
+  for (const line of stdout.split('\n').slice(2)) {
+    const cells = line.trim().split(/ {2,}/);
+    if (cells.length === 6) rows.set(cells[0], `${cells[2]} ${cells[5]}`);
+  }
+  if (rows.size !== listing.length) return `${rows.size} rows for ${listing.length} tensors`;
+  for (const [name, shape, dtype] of listing) {
+    const want = `[${shape.join(', ')}] ${dtype}`;
+    if (rows.get(name) !== want) return `${name}: ${rows.get(name)}, safe_open says ${want}`;
+  }
+  return null;
+}
+
+/**
+ * headers: `tensorops inspect FILE` (the plain table, into a pipe) against safe_open listing every
+ * key's shape and dtype and the metadata, on the file of writeHeadersFile. `python` is null when
+ * safetensors is not importable: tensorops' row alone, unchecked against a listing.
+ */
+export function headersProcs({ dir, python }) {
+  const file = join(dir, 'headers.safetensors');
+  let check;
+  if (python) {
+    const r = spawnSync(python, ['-c', SAFE_OPEN_LISTING, file], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    });
+    if (r.status !== 0) throw new Error(`safe_open listing failed: ${r.stderr.trim()}`);
+    const listing = JSON.parse(r.stdout);
+    check = ({ stdout }) => tableProblem(stdout, listing);
+  }
+  const procs = [
+    proc(
+      'tensorops inspect headers.safetensors',
+      [process.execPath, CLI, 'inspect', file],
+      tensoropsEnv(dir),
+      null,
+      'ours',
+      false,
+      check ? { check } : {},
+    ),
+  ];
+  if (python) {
+    procs.push(
+      proc(
+        `safe_open: keys, shapes, dtypes, metadata (${python})`,
+        [python, '-c', SAFE_OPEN_SCRIPT, file],
+        process.env,
+        null,
+        'numpy',
+      ),
+    );
+  }
+  return procs;
 }

@@ -232,11 +232,11 @@ await build({
   define: { 'import.meta.url': '__tensoropsMainUrl' },
   // The file is one function expression, CommonJS' module parameters plus loadUI, so the launcher
   // compiles the file as it is on disk (a wrapper added at run time would copy all of it once
-  // more). As a script its value is that function; required as a module (Node >= 22.1) it is the
-  // module's export. The parentheses make V8 compile it eagerly, into the compile cache.
+  // more). As a script its value is that function. The parentheses make V8 compile it eagerly,
+  // into the code cache.
   banner: {
     js:
-      "(typeof module === 'object' ? module : {}).exports = (function (exports, require, module, __filename, __dirname, loadUI) {" +
+      '(function (exports, require, module, __filename, __dirname, loadUI) {' +
       "const __tensoropsMainUrl = require('node:url').pathToFileURL(__filename).href;",
   },
   footer: { js: '});' },

@@ -17,7 +17,6 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import module from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
@@ -33,10 +32,6 @@ import {
   writeCodeCache,
 } from '../src/launch/code-cache.js';
 import { BIN, tempDir, tensorops } from './helpers.js';
-
-/** Node >= 22.1 caches through module.enableCompileCache; Node 20 through vm.Script cachedData. */
-const NODE_COMPILE_CACHE =
-  typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
 const MAIN = fileURLToPath(new URL('../dist/tensorops-main.cjs', import.meta.url));
 const VERSION: string = JSON.parse(
@@ -188,53 +183,47 @@ describe('the bin with its cache', () => {
     smallNpy(dir, 'i.npy', '<i8', [5, 0, 3]),
   ];
 
-  it.skipIf(NODE_COMPILE_CACHE)(
-    'writes one entry on the first run, uses it unchanged after, and gives the same bytes',
-    () => {
-      const dir = tempDir();
-      const cache = join(dir, 'cache');
-      const env = { TENSOROPS_CACHE_DIR: cache };
-      const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
-      expect(plain.status).toBe(0);
-      const first = tensorops(gatherArgs(dir), { env });
-      expect(first.stderr).toBe('');
-      expect(Buffer.compare(first.stdout, plain.stdout)).toBe(0);
-      const files = readdirSync(cache);
-      expect(files).toEqual([cacheFileName(VERSION, childKey())]);
-      const entry = join(cache, files[0] as string);
-      expect(readCodeCache(entry, childKey())?.length).toBeGreaterThan(1000);
-      const written = statSync(entry).mtimeMs;
-      const second = tensorops(gatherArgs(dir), { env });
-      expect(second.stderr).toBe('');
-      expect(Buffer.compare(second.stdout, plain.stdout)).toBe(0);
-      expect(statSync(entry).mtimeMs).toBe(written);
-    },
-  );
+  it('writes one entry on the first run, uses it unchanged after, and gives the same bytes', () => {
+    const dir = tempDir();
+    const cache = join(dir, 'cache');
+    const env = { TENSOROPS_CACHE_DIR: cache };
+    const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
+    expect(plain.status).toBe(0);
+    const first = tensorops(gatherArgs(dir), { env });
+    expect(first.stderr).toBe('');
+    expect(Buffer.compare(first.stdout, plain.stdout)).toBe(0);
+    const files = readdirSync(cache);
+    expect(files).toEqual([cacheFileName(VERSION, childKey())]);
+    const entry = join(cache, files[0] as string);
+    expect(readCodeCache(entry, childKey())?.length).toBeGreaterThan(1000);
+    const written = statSync(entry).mtimeMs;
+    const second = tensorops(gatherArgs(dir), { env });
+    expect(second.stderr).toBe('');
+    expect(Buffer.compare(second.stdout, plain.stdout)).toBe(0);
+    expect(statSync(entry).mtimeMs).toBe(written);
+  });
 
-  it.skipIf(NODE_COMPILE_CACHE)(
-    'a corrupt entry or one V8 rejects (another source) is replaced, and the run is unchanged',
-    () => {
-      const dir = tempDir();
-      const cache = join(dir, 'cache');
-      const entry = join(cache, cacheFileName(VERSION, childKey()));
-      const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
-      const other = new Script('(function () { return 42; })').createCachedData();
-      for (const damage of [
-        () => writeFileSync(entry, Buffer.alloc(5000, 0xa5)),
-        () => writeCodeCache(entry, childKey(), other),
-      ]) {
-        writeCodeCache(entry, 'placeholder', Buffer.alloc(1));
-        damage();
-        const r = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
-        expect(r.stderr).toBe('');
-        expect(r.status).toBe(0);
-        expect(Buffer.compare(r.stdout, plain.stdout)).toBe(0);
-        const now = readCodeCache(entry, childKey());
-        expect(now?.length).toBeGreaterThan(1000);
-        expect(now?.equals(other)).toBe(false);
-      }
-    },
-  );
+  it('a corrupt entry or one V8 rejects (another source) is replaced, and the run is unchanged', () => {
+    const dir = tempDir();
+    const cache = join(dir, 'cache');
+    const entry = join(cache, cacheFileName(VERSION, childKey()));
+    const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
+    const other = new Script('(function () { return 42; })').createCachedData();
+    for (const damage of [
+      () => writeFileSync(entry, Buffer.alloc(5000, 0xa5)),
+      () => writeCodeCache(entry, childKey(), other),
+    ]) {
+      writeCodeCache(entry, 'placeholder', Buffer.alloc(1));
+      damage();
+      const r = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(Buffer.compare(r.stdout, plain.stdout)).toBe(0);
+      const now = readCodeCache(entry, childKey());
+      expect(now?.length).toBeGreaterThan(1000);
+      expect(now?.equals(other)).toBe(false);
+    }
+  });
 
   it('an entry that is a FIFO, a folder or a 5 GB file is ignored: the run is unchanged, never held', () => {
     const dir = tempDir();
@@ -259,11 +248,10 @@ describe('the bin with its cache', () => {
       expect(r.stderr, what).toBe('');
       expect(r.status, what).toBe(0);
       expect(Buffer.compare(r.stdout, plain.stdout), what).toBe(0);
-      const after = lstatSync(entry);
-      if (NODE_COMPILE_CACHE) {
-        // Node's own cache serves the run: the entry is left exactly as it was placed.
+      if (what === 'a folder') {
+        const after = lstatSync(entry);
         expect([after.isFIFO(), after.isDirectory(), after.size], what).toEqual(placed);
-      } else if (what !== 'a folder') {
+      } else {
         // What is not a folder is replaced by a valid entry, which the next run uses.
         expect(readCodeCache(entry, childKey())?.length).toBeGreaterThan(1000);
       }
@@ -271,7 +259,7 @@ describe('the bin with its cache', () => {
     }
   });
 
-  it('without WebAssembly (node --jitless) the run is unchanged; Node 20 then keeps no cache', () => {
+  it('without WebAssembly (node --jitless) the run is unchanged and keeps no cache', () => {
     const dir = tempDir();
     const cache = join(dir, 'cache');
     const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
@@ -286,10 +274,8 @@ describe('the bin with its cache', () => {
       expect(r.status, `run ${run}`).toBe(0);
       expect(Buffer.compare(r.stdout, plain.stdout), `run ${run}`).toBe(0);
     }
-    if (!NODE_COMPILE_CACHE) {
-      const written = existsSync(cache) ? readdirSync(cache, { recursive: true }).map(String) : [];
-      expect(written.filter((name) => name.endsWith('.v8cache'))).toEqual([]);
-    }
+    const written = existsSync(cache) ? readdirSync(cache, { recursive: true }).map(String) : [];
+    expect(written.filter((name) => name.endsWith('.v8cache'))).toEqual([]);
   });
 
   it.skipIf(process.getuid?.() !== 0)(
@@ -310,55 +296,6 @@ describe('the bin with its cache', () => {
       const plain = tensorops(args, { env: { TENSOROPS_CACHE_DIR: '' } });
       expect(Buffer.compare(r.stdout, plain.stdout)).toBe(0);
       expect(readdirSync(home)).toEqual([]);
-    },
-  );
-
-  /** Every file under dir, with its size and modification time. */
-  const entries = (dir: string) =>
-    readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile())
-      .map((e) => {
-        const path = join(e.parentPath, e.name);
-        const { size, mtimeMs } = statSync(path);
-        return { path, size, mtimeMs };
-      });
-
-  it.runIf(NODE_COMPILE_CACHE)(
-    "Node's compile cache: written under node-compile-cache on the first run, used unchanged after, same bytes",
-    () => {
-      const dir = tempDir();
-      const cache = join(dir, 'cache');
-      const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
-      expect(plain.status).toBe(0);
-      const first = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
-      expect(first.stderr).toBe('');
-      expect(Buffer.compare(first.stdout, plain.stdout)).toBe(0);
-      expect(readdirSync(cache)).toEqual(['node-compile-cache']);
-      const written = entries(cache);
-      expect(written.length).toBeGreaterThan(0);
-      // The bundle's entry: it holds the compiled CLI, far more than a stub.
-      expect(Math.max(...written.map((e) => e.size))).toBeGreaterThan(50_000);
-      const second = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
-      expect(second.stderr).toBe('');
-      expect(Buffer.compare(second.stdout, plain.stdout)).toBe(0);
-      expect(entries(cache)).toEqual(written);
-    },
-  );
-
-  it.runIf(NODE_COMPILE_CACHE)(
-    "Node's compile cache: a corrupt entry leaves the run unchanged and is rewritten",
-    () => {
-      const dir = tempDir();
-      const cache = join(dir, 'cache');
-      const plain = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: '' } });
-      tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
-      const garbage = Buffer.alloc(3000, 0xa5);
-      for (const e of entries(cache)) writeFileSync(e.path, garbage);
-      const r = tensorops(gatherArgs(dir), { env: { TENSOROPS_CACHE_DIR: cache } });
-      expect(r.stderr).toBe('');
-      expect(r.status).toBe(0);
-      expect(Buffer.compare(r.stdout, plain.stdout)).toBe(0);
-      for (const e of entries(cache)) expect(readFileSync(e.path).equals(garbage)).toBe(false);
     },
   );
 });

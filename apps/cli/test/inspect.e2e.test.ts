@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { encodeSafetensors } from '@tensorops/io';
 import { describe, expect, it } from 'vitest';
 import { BIN, listDir, REPO, repoArg, tempDir, tensorops } from './helpers.js';
 
@@ -102,6 +103,33 @@ describe('tensorops inspect', () => {
       compression: 'deflate',
       compressed_nbytes: 172,
     });
+  });
+
+  it('lists 5,000 tensors as the table of their --json report, written in chunks', () => {
+    const dir = tempDir();
+    const path = join(dir, 'many.safetensors');
+    const tensors = Array.from({ length: 5000 }, (_, i) => ({
+      name: `blocks.${i}.${'w'.repeat(i % 13)}\n`,
+      tensor: { dtype: 'float32' as const, shape: [i % 4, 3], data: new Uint8Array((i % 4) * 12) },
+    }));
+    writeFileSync(path, encodeSafetensors(tensors, { format: 'pt' }));
+    const doc = JSON.parse(ok(['inspect', path, '--json']));
+    const lines = ok(['inspect', path]).split('\n');
+    expect(lines[0]).toBe(`${path}: safetensors, 5000 tensors, 486.0 KiB`);
+    expect(doc.size).toBe(497_664);
+    expect(lines.slice(-3)).toEqual(['metadata:', '  format: pt', '']);
+    const rows = lines.slice(2, -3);
+    expect(rows).toHaveLength(5000);
+    // Every column starts where the header's does: the widths hold across the chunks.
+    const dtypeAt = (lines[1] as string).indexOf('dtype');
+    for (const [i, t] of doc.tensors.entries()) {
+      const row = rows[i] as string;
+      const name = t.name.replace('\n', '\\x0a');
+      expect(row.slice(0, dtypeAt)).toBe(`  ${name}`.padEnd(dtypeAt));
+      expect(row.slice(dtypeAt).replace(/ +/g, ' ')).toBe(
+        `float32 [${t.shape.join(', ')}] ${t.nbytes} ${t.offset} F32`,
+      );
+    }
   });
 
   it('FILE:NAME shows one tensor', () => {

@@ -15,7 +15,9 @@ import {
 } from '@tensorops/core';
 import { checkBytes } from './bytes-input.js';
 import { looksLike } from './looks-like.js';
+import { type ScannedHeader, scanSafetensorsHeader } from './safetensors-scan.js';
 import {
+  duplicateKeyError,
   isJsonObject,
   type JsonValue,
   jsonKind,
@@ -23,6 +25,7 @@ import {
   parseStrictJson,
 } from './strict-json.js';
 import { quote } from './text.js';
+import { isWellFormed } from './well-formed.js';
 
 /** The reference refuses headers larger than this (100 MB, decimal). */
 export const SAFETENSORS_MAX_HEADER_BYTES = 100_000_000;
@@ -216,6 +219,45 @@ function parseMetadata(v: JsonValue): Record<string, string> {
   return out;
 }
 
+/** An entry the scan found, or undefined for an unknown dtype (the strict path words the error). */
+function scannedEntry(
+  name: string,
+  formatDtype: string,
+  shape: number[],
+  begin: number,
+  end: number,
+): SafetensorsEntry | undefined {
+  const known = FORMAT_DTYPES.get(formatDtype);
+  return known && { name, formatDtype, dtype: known.dtype, shape, begin, end };
+}
+
+/**
+ * The tensors (in key order) and metadata of a header text: in one pass for the usual shape
+ * (safetensors-scan.ts), else by {@link safetensorsEntriesStrictly}, with the same result or error.
+ */
+export function safetensorsEntries(text: string): ScannedHeader<SafetensorsEntry> {
+  const scanned = scanSafetensorsHeader(text, scannedEntry);
+  if (scanned === undefined) return safetensorsEntriesStrictly(text);
+  if ('repeatedKey' in scanned) throw duplicateKeyError(WHAT, scanned.repeatedKey, scanned.at);
+  return scanned;
+}
+
+/**
+ * The tensors (in key order) and metadata of a header text through the generic strict JSON tree:
+ * the path for any header the one-pass scan leaves, and the one that words every error.
+ */
+export function safetensorsEntriesStrictly(text: string): ScannedHeader<SafetensorsEntry> {
+  const doc = parseStrictJson(text, WHAT);
+  if (!isJsonObject(doc)) fail(`must be a JSON object, got ${jsonKind(doc)}`);
+  let metadata: Record<string, string> | null = null;
+  const entries: SafetensorsEntry[] = [];
+  for (const [key, value] of doc.entries) {
+    if (key === METADATA_KEY) metadata = parseMetadata(value);
+    else entries.push(parseEntry(key, value));
+  }
+  return { entries, metadata };
+}
+
 /** The most bits a tensor's data may take: 2^53-1 bytes, the largest size a JS number holds. */
 const MAX_DATA_BITS = BigInt(Number.MAX_SAFE_INTEGER) * 8n;
 
@@ -223,9 +265,14 @@ const MAX_DATA_BITS = BigInt(Number.MAX_SAFE_INTEGER) * 8n;
  * Bits of a tensor's data (elements x bits per element, exact), or undefined beyond
  * MAX_DATA_BITS. A zero dim empties the tensor whatever the others say; without one the product
  * only grows, so it stops at the bound: a header of a million dims costs a million small
- * multiplications, not a product a million bits long.
+ * multiplications, not a product a million bits long. Doubles first: a product of safe integers
+ * that stays at most 2^53-1 is exact, and one that passes it rounds to 2^53 or more (rounding is
+ * monotonic), so only then is it redone in exact integers.
  */
 function dataBits(shape: readonly number[], bitsPerElement: number): bigint | undefined {
+  let product = bitsPerElement;
+  for (const d of shape) product *= d;
+  if (product <= Number.MAX_SAFE_INTEGER) return BigInt(product);
   if (shape.includes(0)) return 0n;
   let bits = BigInt(bitsPerElement);
   for (const d of shape) {
@@ -242,28 +289,29 @@ function dataBits(shape: readonly number[], bitsPerElement: number): bigint | un
 function validateLayout(tensors: readonly SafetensorsEntry[]): number {
   let start = 0;
   for (const t of tensors) {
-    const context = `tensor ${quote(t.name)}`;
+    // Worded only on failure: quoting every name of a large header costs more than the checks.
+    const context = (): string => `tensor ${quote(t.name)}`;
     if (t.begin !== start) {
       fail(
-        `${context} data starts at ${t.begin}, expected ${start}: tensors must cover the data contiguously from 0, without holes or overlaps`,
+        `${context()} data starts at ${t.begin}, expected ${start}: tensors must cover the data contiguously from 0, without holes or overlaps`,
       );
     }
-    if (t.end < t.begin) fail(`${context} data ends before it starts: [${t.begin}, ${t.end}]`);
+    if (t.end < t.begin) fail(`${context()} data ends before it starts: [${t.begin}, ${t.end}]`);
     const bits = dataBits(t.shape, (FORMAT_DTYPES.get(t.formatDtype) as FormatDtype).bits);
     if (bits === undefined) {
       fail(
-        `${context} shape ${formatShape(t.shape)} of ${t.formatDtype} needs a number of bytes beyond 2^53-1`,
+        `${context()} shape ${formatShape(t.shape)} of ${t.formatDtype} needs a number of bytes beyond 2^53-1`,
       );
     }
     if (bits % 8n !== 0n) {
       fail(
-        `${context}: shape ${formatShape(t.shape)} of ${t.formatDtype} is ${bits} bits, not a whole number of bytes`,
+        `${context()}: shape ${formatShape(t.shape)} of ${t.formatDtype} is ${bits} bits, not a whole number of bytes`,
       );
     }
     const nbytes = Number(bits / 8n);
     if (t.end - t.begin !== nbytes) {
       fail(
-        `${context}: shape ${formatShape(t.shape)} of ${t.formatDtype} needs ${nbytes} bytes, data_offsets [${t.begin}, ${t.end}] hold ${t.end - t.begin}`,
+        `${context()}: shape ${formatShape(t.shape)} of ${t.formatDtype} needs ${nbytes} bytes, data_offsets [${t.begin}, ${t.end}] hold ${t.end - t.begin}`,
       );
     }
     start = t.end;
@@ -286,14 +334,7 @@ export function parseSafetensorsHeader(bytes: Uint8Array, fileSize?: number): Sa
   if (body[0] !== 0x7b) {
     fail("must start with '{' (a JSON object)");
   }
-  const doc = parseStrictJson(decodeUtf8(body), WHAT);
-  if (!isJsonObject(doc)) fail(`must be a JSON object, got ${jsonKind(doc)}`);
-  let metadata: Record<string, string> | null = null;
-  const tensors: SafetensorsEntry[] = [];
-  for (const [key, value] of doc.entries) {
-    if (key === METADATA_KEY) metadata = parseMetadata(value);
-    else tensors.push(parseEntry(key, value));
-  }
+  const { entries: tensors, metadata } = safetensorsEntries(decodeUtf8(body));
   // The reference sorts by (begin, end) before validating; the order of the keys is free.
   tensors.sort((a, b) => a.begin - b.begin || a.end - b.end);
   const dataBytes = validateLayout(tensors);
@@ -381,18 +422,6 @@ export interface SafetensorsLayout {
   /** Indices into the given entries, in the order their data must follow the header. */
   readonly order: readonly number[];
   readonly dataBytes: number;
-}
-
-function isWellFormed(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
-      i++;
-    } else if (c >= 0xdc00 && c <= 0xdfff) return false;
-  }
-  return true;
 }
 
 /** Code-point order, which is the byte order of UTF-8 (the reference compares Rust strings). */

@@ -46,6 +46,18 @@ export function jsonKind(v: JsonValue | undefined): string {
   return isJsonNumber(v) ? `the number ${quote(v.text)}` : 'an object';
 }
 
+function jsonError(what: string, at: number, message: string): TensorOpsError {
+  return new TensorOpsError('E_FORMAT', `${what}: invalid JSON at offset ${at}: ${message}`);
+}
+
+/**
+ * The error for a key repeated in an object, the key's opening quote at offset `at`: also for a
+ * reader that finds the repeat without this parser (safetensors-scan.ts).
+ */
+export function duplicateKeyError(what: string, key: string, at: number): TensorOpsError {
+  return jsonError(what, at, `duplicate key ${quote(key)}`);
+}
+
 class Parser {
   private pos = 0;
 
@@ -55,7 +67,7 @@ class Parser {
   ) {}
 
   fail(message: string, at = this.pos): never {
-    throw new TensorOpsError('E_FORMAT', `${this.what}: invalid JSON at offset ${at}: ${message}`);
+    throw jsonError(this.what, at, message);
   }
 
   document(): JsonValue {
@@ -121,7 +133,7 @@ class Parser {
       if (this.text[this.pos] !== '"') this.fail('expected a string key');
       const at = this.pos;
       const key = this.string();
-      if (entries.has(key)) this.fail(`duplicate key ${quote(key)}`, at);
+      if (entries.has(key)) throw duplicateKeyError(this.what, key, at);
       this.space();
       if (this.text[this.pos] !== ':') this.fail(`expected ':' after key ${quote(key)}`);
       this.pos++;

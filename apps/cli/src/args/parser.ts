@@ -1,7 +1,8 @@
-import yargs, { type Argv, type Options } from 'yargs';
+import type { Argv, Options } from 'yargs';
 import { type CommandSpec, commandName, type ParsedArgs } from '../commands/command.js';
 import { COMMANDS } from '../commands/index.js';
 import type { CliIO } from '../run/cli-io.js';
+import { parseCommonLine } from './common-lines.js';
 import { COMPLETIONS_FLAG, completionScript, completions } from './completion.js';
 import { protectDashes, typedArgs, typedMessage } from './dashes.js';
 import { ShortUsage } from './short-usage.js';
@@ -13,8 +14,12 @@ export type Parsed =
   | { readonly kind: 'run'; readonly spec: CommandSpec; readonly args: ParsedArgs }
   | { readonly kind: 'text'; readonly text: string };
 
-/** The CLI's parser: every command with the flags it takes; strict, so any other flag is refused. */
-function buildParser(io: CliIO, version: string): Argv {
+/**
+ * The CLI's parser: every command with the flags it takes; strict, so any other flag is refused.
+ * yargs is loaded here, on the first line common-lines.ts leaves to it.
+ */
+async function buildParser(io: CliIO, version: string): Promise<Argv> {
+  const { default: yargs } = await import('yargs');
   let parser = yargs()
     .scriptName('tensorops')
     .usage(
@@ -62,14 +67,25 @@ export function parseCommandLine(
   io: CliIO,
   version: string,
 ): Promise<Parsed> {
-  if (argv.length === 0) return Promise.reject(new ShortUsage());
+  const common = parseCommonLine(argv);
+  if (common !== undefined) return Promise.resolve({ kind: 'run', ...common });
+  return parseWithYargs(argv, io, version);
+}
+
+/** {@link parseCommandLine} by yargs alone, for any command line. */
+export async function parseWithYargs(
+  argv: readonly string[],
+  io: CliIO,
+  version: string,
+): Promise<Parsed> {
+  if (argv.length === 0) throw new ShortUsage();
   if (argv[0] === 'completion') {
-    return Promise.resolve({ kind: 'text', text: completionScript(argv.slice(1), io.env) });
+    return { kind: 'text', text: completionScript(argv.slice(1), io.env) };
   }
   const args = protectDashes(argv);
-  const parser = buildParser(io, version);
+  const parser = await buildParser(io, version);
   if (argv[0] === COMPLETIONS_FLAG) {
-    return completions(parser, args, io.env).then((text) => ({ kind: 'text', text }));
+    return { kind: 'text', text: await completions(parser, args, io.env) };
   }
   return new Promise((resolve, reject) => {
     parser.parse(args, {}, (error, parsedArgs, output) => {

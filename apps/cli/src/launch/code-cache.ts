@@ -2,8 +2,8 @@
 // a valid cache skips parsing and compiling most of the bundle. Every failure (no cache folder, a
 // read-only or full disk, a corrupt, truncated or foreign cache file, an entry that is not a
 // regular file or is far larger than any cache) means a normal compile; the cache never changes
-// what the program does. This cache serves Node 20, where launch.ts compiles the bundle as a
-// vm.Script: an entry is checked against a digest of its payload before V8 sees it, as V8 takes
+// what the program does. launch.ts compiles the bundle as a vm.Script on every Node line, with
+// this cache: an entry is checked against a digest of its payload before V8 sees it, as V8 takes
 // damaged cached code unchecked. A small WebAssembly module computes the digest
 // (apps/cli/wasm/digest.wat), so without WebAssembly (--jitless) there is no cache. The folder
 // keeps only the MAX_CACHE_ENTRIES most recently written entries.

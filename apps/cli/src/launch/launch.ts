@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // The `tensorops` bin: starts the CLI bundle (tensorops-main.cjs, built from bin.ts) with its
-// compiled code cached between runs. Node >= 22.1 caches through module.enableCompileCache;
-// Node 20 compiles the bundle as a vm.Script with V8's cachedData (what v8-compile-cache does).
-// Any failure of the cache is silent and costs only a normal compile (see code-cache.ts).
+// compiled code cached between runs: the bundle is compiled as a vm.Script with V8's cachedData
+// (what v8-compile-cache does), on every Node line. Node's own module.enableCompileCache (22.1+)
+// is not used: it stores the code compiled before the script runs, so every run compiled its
+// functions again, while this cache is written after a run and holds them. Any failure of the
+// cache is silent and costs only a normal compile (see code-cache.ts).
 
 import { readFileSync, statSync } from 'node:fs';
-import module, { createRequire } from 'node:module';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
@@ -49,16 +51,6 @@ function version(): string {
   return String(JSON.parse(pkg).version);
 }
 
-type CompileCache = (directory?: string) => unknown;
-
-/** Node >= 22.1: node's own loader, with its compile cache in our cache folder. */
-function requireMain(directory: string | undefined, enableCompileCache: CompileCache): Main {
-  try {
-    if (directory !== undefined) enableCompileCache(join(directory, 'node-compile-cache'));
-  } catch {}
-  return createRequire(import.meta.url)(MAIN) as Main;
-}
-
 /** Where this run's code cache lives: its file, its key, and the file's size now (0: none yet). */
 function cacheEntry(
   directory: string | undefined,
@@ -79,7 +71,7 @@ function cacheEntry(
   }
 }
 
-/** Node 20: the bundle as a vm.Script, with V8's code cache from our cache folder. */
+/** The bundle as a vm.Script, with V8's code cache from our cache folder. */
 function compileMain(directory: string | undefined): Main {
   const cache = cacheEntry(directory);
   // One buffer, the size of the larger file: the bundle is read into it and copied into a
@@ -107,12 +99,7 @@ function compileMain(directory: string | undefined): Main {
 }
 
 function start(): void {
-  const directory = cacheDirectory(process.env);
-  const enableCompileCache = (module as { enableCompileCache?: CompileCache }).enableCompileCache;
-  const main =
-    typeof enableCompileCache === 'function'
-      ? requireMain(directory, enableCompileCache)
-      : compileMain(directory);
+  const main = compileMain(cacheDirectory(process.env));
   const exports = {};
   main.call(
     exports,

@@ -3,6 +3,7 @@ import { type CliIO, writeAll } from '../run/cli-io.js';
 import { printable } from '../ui/layout.js';
 import type { InspectReport, InspectTensor } from './inspect-report.js';
 import { inspectRows } from './inspect-rows.js';
+import type { InspectSummary } from './inspect-summary.js';
 import type { OutputOptions } from './options.js';
 
 /**
@@ -25,12 +26,13 @@ export async function emitInspect(
     await writeAll(io.stdout, inspectRows(reports, format));
     return;
   }
-  if (reports.some((r) => r.summary !== undefined)) {
-    await writeAll(io.stdout, reports.map(summaryTable).join('\n'));
-    return;
-  }
-  if (!io.stdout.isTTY) {
-    await writeAll(io.stdout, reports.map(inspectTable).join('\n'));
+  const summaries = reports.some((r) => r.summary !== undefined);
+  if (summaries || !io.stdout.isTTY) {
+    for (const [i, report] of reports.entries()) {
+      if (i > 0) await writeAll(io.stdout, '\n');
+      if (report.summary === undefined) await writeInspectTable(report, io);
+      else await writeAll(io.stdout, summaryTable(report, report.summary));
+    }
     return;
   }
   const { renderTensorTable } = await import('../ui/render.js');
@@ -98,9 +100,7 @@ function shardCount(report: InspectReport): string {
 }
 
 /** The plain-text view of inspect --summary: a row per group, then the totals. */
-function summaryTable(report: InspectReport): string {
-  const summary = report.summary;
-  if (summary === undefined) return inspectTable(report);
+function summaryTable(report: InspectReport, summary: InspectSummary): string {
   const rows = summary.groups.map((g) => [
     printable(g.name),
     `×${g.count}`,
@@ -125,46 +125,86 @@ function title(report: InspectReport): string {
   return `${printable(report.file)}: ${report.format}, ${shardCount(report)}${count} tensor${count === 1 ? '' : 's'}, ${formatBytes(report.size)}`;
 }
 
+/** Each column as wide as its widest cell, the header's included. */
+function columnWidths(header: readonly string[], rows: Iterable<readonly string[]>): number[] {
+  const widths = header.map((h) => h.length);
+  for (const row of rows) {
+    for (const [i, c] of row.entries()) widths[i] = Math.max(widths[i] as number, c.length);
+  }
+  return widths;
+}
+
+/** One row padded to `widths`; `right` columns pad on the left. */
+function alignRow(row: readonly string[], widths: readonly number[], right: ReadonlySet<number>) {
+  const cells = row.map((c, i) =>
+    right.has(i) ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number),
+  );
+  return `  ${cells.join('  ').trimEnd()}`;
+}
+
 /** `rows` under `header`, each column as wide as its widest cell; `right` columns pad on the left. */
 function columns(header: string[], rows: string[][], right: ReadonlySet<number>): string[] {
   if (rows.length === 0) return [];
-  const widths = header.map((h, i) =>
-    // A loop, not Math.max(...rows): spreading 200k rows as arguments overflows the stack.
-    rows.reduce((w, r) => Math.max(w, (r[i] as string).length), h.length),
-  );
-  return [header, ...rows].map((row) => {
-    const cells = row.map((c, i) =>
-      right.has(i) ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number),
-    );
-    return `  ${cells.join('  ').trimEnd()}`;
-  });
+  const widths = columnWidths(header, rows);
+  return [header, ...rows].map((row) => alignRow(row, widths, right));
 }
 
-/** The plain-text view of an inspect report. */
-export function inspectTable(report: InspectReport): string {
-  const lines = [title(report)];
+/**
+ * The cells of one tensor's row in the plain table that are padded to their column's width: all
+ * but the last, 'stored as' (see storedAs).
+ */
+function paddedCells(t: InspectTensor, sharded: boolean): string[] {
+  const row = [
+    t.name === null ? '-' : printable(t.name),
+    t.dtype,
+    `[${t.shape.join(', ')}]`,
+    String(t.nbytes),
+    t.offset === null ? '-' : String(t.offset),
+  ];
+  if (sharded) row.push(printable(t.shard ?? '-'));
+  return row;
+}
+
+/** The last cell of a tensor's row: how it is stored. Its width is never needed (lines end trimmed). */
+function storedAs(t: InspectTensor): string {
+  return [
+    t.format_dtype,
+    t.fortran_order ? 'fortran order' : '',
+    t.byte_order === 'big' ? 'big-endian' : '',
+    t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
+    storageNote(t),
+  ]
+    .filter((x) => x !== '')
+    .join(', ');
+}
+
+/** Characters of the plain table written at a time: the text of 10^5 rows is never held whole. */
+const CHUNK_CHARS = 1 << 16;
+
+/**
+ * The plain-text view of an inspect report, written in chunks. The cells are made twice, once for
+ * the widths and once for the text, rather than kept: short-lived strings are cheap to collect,
+ * and 10^5 rows of kept cells were most of the run's memory and collection time.
+ */
+async function writeInspectTable(report: InspectReport, io: CliIO): Promise<void> {
   const sharded = report.tensors.some((t) => t.shard !== null);
-  const rows = report.tensors.map((t) => {
-    const notes = [
-      t.format_dtype,
-      t.fortran_order ? 'fortran order' : '',
-      t.byte_order === 'big' ? 'big-endian' : '',
-      t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
-      storageNote(t),
-    ].filter((x) => x !== '');
-    const row = [
-      t.name === null ? '-' : printable(t.name),
-      t.dtype,
-      `[${t.shape.join(', ')}]`,
-      String(t.nbytes),
-      t.offset === null ? '-' : String(t.offset),
-      notes.join(', '),
-    ];
-    return sharded ? [...row.slice(0, 5), printable(t.shard ?? '-'), ...row.slice(5)] : row;
-  });
   const header = ['name', 'dtype', 'shape', 'bytes', 'offset', 'stored as'];
   if (sharded) header.splice(5, 0, 'shard');
-  // Concatenated, not spread into push(): a file of 10^5 tensors would overflow the call stack.
-  const table = lines.concat(columns(header, rows, new Set([3, 4])));
-  return `${table.join('\n')}\n${notTensorLines(report)}${metadataLines(report.metadata)}`;
+  const right = new Set([3, 4]);
+  const rows = function* () {
+    for (const t of report.tensors) yield paddedCells(t, sharded);
+  };
+  const widths = columnWidths(header, rows());
+  let text = `${title(report)}\n`;
+  if (report.tensors.length > 0) text += `${alignRow(header, widths, right)}\n`;
+  for (const t of report.tensors) {
+    const row = paddedCells(t, sharded);
+    row.push(storedAs(t));
+    text += `${alignRow(row, widths, right)}\n`;
+    if (text.length >= CHUNK_CHARS) {
+      await writeAll(io.stdout, text);
+      text = '';
+    }
+  }
+  await writeAll(io.stdout, `${text}${notTensorLines(report)}${metadataLines(report.metadata)}`);
 }
