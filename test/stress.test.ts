@@ -18,8 +18,6 @@ const KNOWN_FAILING = new Set<string>([]);
 
 /** Cases that need root (devices, another user) skip elsewhere; as root, every case runs. */
 const IS_ROOT = process.getuid?.() === 0;
-/** The compiled-code cache the CLI keeps itself is Node 20's; later lines use Node's own. */
-const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
 interface Row {
   readonly verdict: 'PASS' | 'FAIL' | 'SKIP';
@@ -29,9 +27,7 @@ interface Row {
 }
 
 /** A case skips exactly where this environment cannot run it, and for no other reason. */
-const mustSkip = (row: Row): boolean =>
-  (!IS_ROOT && row.note.startsWith('needs root')) ||
-  (NODE_MAJOR > 20 && row.id === 'edge-code-cache-fifo');
+const mustSkip = (row: Row): boolean => !IS_ROOT && row.note.startsWith('needs root');
 
 const expectedVerdict = (row: Row): Row['verdict'] =>
   KNOWN_FAILING.has(row.id) ? 'FAIL' : mustSkip(row) ? 'SKIP' : 'PASS';
