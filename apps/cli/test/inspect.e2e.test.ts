@@ -1,5 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, ftruncateSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { encodeSafetensors } from '@tensorops/io';
 import { describe, expect, it } from 'vitest';
