@@ -50,17 +50,21 @@ function hasOrt(python) {
   return spawnSync(python, ['-c', 'import onnxruntime'], { stdio: 'ignore' }).status === 0;
 }
 
-/** The tensorops process and its peers for one table; `out(k)` names each one's output. */
-function gatherProcs(dir, python, data, indices, { command, extra = [], peers }) {
+/**
+ * One table: the tensorops `command` along `axis` and its peers (`argv` after the interpreter,
+ * each given its output path last), `runs` rounds.
+ */
+function runTable({ dir, python, data, indices, command, axis, peers, runs }) {
   const out = (k) => join(dir, `large-out-${k}.npy`);
-  const argv = [process.execPath, CLI, command, data, indices, ...extra, '-o', out('ours')];
-  const procs = [proc(`tensorops ${command}`, argv, tensoropsEnv(dir), out('ours'), 'ours')];
+  const argv = [process.execPath, CLI, command, data, indices, '--axis', String(axis)];
+  const ours = [...argv, '-o', out('ours')];
+  const procs = [proc(`tensorops ${command}`, ours, tensoropsEnv(dir), out('ours'), 'ours')];
   if (python) {
     for (const [k, { label, argv: peer, role }] of peers.entries()) {
       procs.push(proc(label, [python, ...peer, out(k)], process.env, out(k), role));
     }
   }
-  return procs;
+  return wholeProcess(procs, { runs });
 }
 
 /** W8 at each size: one table per size, ours against the numpy one-liner. */
@@ -76,12 +80,8 @@ async function sizesTables(opts, dir, python, only) {
     const peers = [
       { label: 'numpy one-liner', argv: ['-c', NUMPY_SCRIPT, data, indices], role: 'numpy' },
     ];
-    const procs = gatherProcs(dir, python, data, indices, {
-      command: 'gather',
-      extra: ['--axis', '0'],
-      peers,
-    });
-    const r = await wholeProcess(procs, { runs: rounds });
+    const command = 'gather';
+    const r = await runTable({ dir, python, data, indices, command, axis: 0, peers, runs: rounds });
     tables.push({ id: 'sizes', n: rows, title: `W8 at ${rows} rows: f32 [${rows},64]`, ...r });
   }
   return tables;
@@ -103,12 +103,8 @@ async function oocTable(opts, dir, python) {
       role: 'numpy',
     },
   ];
-  const procs = gatherProcs(dir, python, data, indices, {
-    command: 'gather',
-    extra: ['--axis', '0'],
-    peers,
-  });
-  const r = await wholeProcess(procs, { runs: opts.quick ? 2 : 7 });
+  const runs = opts.quick ? 2 : 7;
+  const r = await runTable({ dir, python, data, indices, command: 'gather', axis: 0, peers, runs });
   return { id: 'ooc', title: `out of core: ${picks} random rows of f32 [${rows},64]`, ...r };
 }
 
@@ -143,12 +139,9 @@ async function elementsTable(opts, dir, python) {
       role: 'ort',
     });
   }
-  const procs = gatherProcs(dir, python, data, indices, {
-    command: 'gather-elements',
-    extra: ['--axis', '1'],
-    peers,
-  });
-  const r = await wholeProcess(procs, { runs: opts.quick ? 2 : 7 });
+  const command = 'gather-elements';
+  const runs = opts.quick ? 2 : 7;
+  const r = await runTable({ dir, python, data, indices, command, axis: 1, peers, runs });
   return {
     id: 'elements',
     title: `gather-elements axis 1: f32 [${n},${n}], i64 [${n},${n}]`,
