@@ -163,7 +163,7 @@ const numpyProc = (python, data, indices, out) =>
   );
 
 /** `node -e 0`: node's own start, what any tensorops process pays first. */
-const nodeStart = (label, role) =>
+export const nodeStart = (label, role) =>
   proc(label, [process.execPath, '-e', '0'], process.env, null, role);
 
 /** The tiny gather ([4,12] float32, 4 indices): start-up against `node -e 0` and numpy's. */

@@ -19,8 +19,11 @@ import { sweepWindows } from './sweep.js';
 /** The strategies that may serve a file gather faster than the ranged one. */
 export type FastMode = 'scan' | 'sweep' | 'passes';
 
-/** What one read call costs, in bytes of sequential reading (syscall + seek, page cache or SSD). */
-const READ_COST_BYTES = 32 << 10;
+/**
+ * What one read call of a ranged gather costs, all in (syscall, thread-pool round trip, promise),
+ * in bytes of sequential reading from the page cache (docs/performance.md, "Out of core").
+ */
+const READ_COST_BYTES = 128 << 10;
 /** What a byte of fresh memory costs, in bytes read from the page cache into faulted-in memory. */
 const FRESH_BYTE_COST = 16;
 /** Largest region (row of the plan's 4-D view) a scan reads whole into memory. */
