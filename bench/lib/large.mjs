@@ -62,12 +62,15 @@ function hasOrt(python) {
  * floor of any tensorops process) and the peers (`argv` after the interpreter, each given its
  * output path last), `runs` rounds.
  */
-function runTable({ dir, python, data, indices, command, axis, peers, runs }) {
+function runTable({ dir, python, data, indices, command, axis, peers, runs, variants = [] }) {
   const out = (k) => join(dir, `large-out-${k}.npy`);
   const argv = [process.execPath, CLI, command, data, indices, '--axis', String(axis)];
   const ours = [...argv, '-o', out('ours')];
   const procs = [
     proc(`tensorops ${command}`, ours, tensoropsEnv(dir), out('ours'), 'ours'),
+    ...variants.map(({ label, env }, k) =>
+      proc(label, [...argv, '-o', out(`v${k}`)], { ...tensoropsEnv(dir), ...env }, out(`v${k}`)),
+    ),
     nodeStart("node -e 0 (node's start, for reference)", 'start'),
   ];
   if (python) {
@@ -152,7 +155,13 @@ async function elementsTable(opts, dir, python) {
   }
   const command = 'gather-elements';
   const runs = opts.quick ? 2 : 7;
-  const r = await runTable({ dir, python, data, indices, command, axis: 1, peers, runs });
+  // The same command without its start under the huge-page tunable (apps/cli/src/launch/).
+  const variants = [
+    { label: `tensorops ${command} (TENSOROPS_HUGE_PAGES=0)`, env: { TENSOROPS_HUGE_PAGES: '0' } },
+  ];
+  const r = await runTable({
+    ...{ dir, python, data, indices, command, axis: 1, peers, runs, variants },
+  });
   return {
     id: 'elements',
     title: `gather-elements axis 1: f32 [${n},${n}], i64 [${n},${n}]`,

@@ -1,12 +1,7 @@
 import { gatherElements } from '@tensorops/core';
 import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
-import {
-  dataAndIndexRefs,
-  INDICES_FLAG,
-  loadDataAndIndices,
-  withIndexOperand,
-} from '../input/index-inputs.js';
+import { INDICES_FLAG, loadDataAndIndices, withIndexOperand } from '../input/index-inputs.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
 import { OOB_FLAG, OOB_MODES } from './oob-flag.js';
@@ -35,7 +30,7 @@ export const gatherElementsCommand: CommandSpec = {
         ['$0 gather-elements scores.npy order.npy --axis -1 > sorted.npy', 'reorder each row'],
       ]),
     ),
-  wholeTensorInputs: dataAndIndexRefs,
+  // Not started again with huge pages (no wholeTensorInputs): see launch/huge-pages.ts.
   run: async (args, io) => {
     const axis = integerOption('axis', args.axis, 0);
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
