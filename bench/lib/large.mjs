@@ -155,9 +155,9 @@ async function elementsTable(opts, dir, python) {
   }
   const command = 'gather-elements';
   const runs = opts.quick ? 2 : 7;
-  // The same command without its start under the huge-page tunable (apps/cli/src/launch/).
+  // The same command started again under the huge-page tunable (apps/cli/src/launch/).
   const variants = [
-    { label: `tensorops ${command} (TENSOROPS_HUGE_PAGES=0)`, env: { TENSOROPS_HUGE_PAGES: '0' } },
+    { label: `tensorops ${command} (TENSOROPS_HUGE_PAGES=1)`, env: { TENSOROPS_HUGE_PAGES: '1' } },
   ];
   const r = await runTable({
     ...{ dir, python, data, indices, command, axis: 1, peers, runs, variants },
