@@ -8,9 +8,12 @@
 // onnxruntime-node; last, `linear`: whole processes on inputs 10x apart, to show that indices,
 // text and headers are parsed in time linear in their size. See docs/performance.md.
 //
-//   node bench/run.mjs [tiny W1 W2 ... W9 headers linear] [--quick] [--runs N] [--warmup N]
-//                      [--thp] [--protocol paused|back-to-back] [--output new|existing]
-//                      [--no-numpy] [--no-ort] [--no-install] [--json FILE]
+//   node bench/run.mjs [tiny W1 W2 ... W9 headers sizes ooc elements linear] [--quick] [--runs N]
+//                      [--warmup N] [--thp] [--rows N,...] [--protocol paused|back-to-back]
+//                      [--output new|existing] [--no-numpy] [--no-ort] [--no-install] [--json FILE]
+//
+// sizes, ooc and elements (bench/lib/large.mjs) are whole processes on large inputs: W8's shape
+// at 1e5 to 1.6e7 rows (--rows picks some), rows of a 1 GiB file, gather-elements.
 //
 // Every peer's output is compared with tensorops' (sha256 of the bytes, and the shape) before
 // its time is reported; a mismatch is printed in place of the figure and makes the exit code 1.
@@ -28,6 +31,7 @@ import {
   writeText,
 } from './lib/data.mjs';
 import { benchIndexText } from './lib/index-text.mjs';
+import { largeBench, largeVerdicts } from './lib/large.mjs';
 import { linearBench } from './lib/linear.mjs';
 import { probeNumpy, runNumpy } from './lib/numpy.mjs';
 import { loadOrt, ORT_VERSION, ortSession } from './lib/ort.mjs';
@@ -47,7 +51,7 @@ import {
 import { WORKLOADS } from './lib/workloads.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [tiny W1..W9 headers linear ...] [--quick] [--runs N] [--warmup N] [--thp] [--protocol paused|back-to-back] [--output new|existing] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
+  'usage: node bench/run.mjs [tiny W1..W9 headers sizes ooc elements linear ...] [--quick] [--runs N] [--warmup N] [--thp] [--rows N,...] [--protocol paused|back-to-back] [--output new|existing] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
 
 function parseArgs(argv) {
   const o = {
@@ -69,7 +73,8 @@ function parseArgs(argv) {
       return v;
     };
     if (/^W[1-9]$/i.test(a)) o.ids.push(a.toUpperCase());
-    else if (a === 'tiny' || a === 'linear' || a === 'headers') o.ids.push(a);
+    else if (['tiny', 'linear', 'headers', 'sizes', 'ooc', 'elements'].includes(a)) o.ids.push(a);
+    else if (a === '--rows') o.rows = argv[++i].split(',').map(Number);
     else if (a === '--protocol' && argv[i + 1] in PROTOCOLS) o.protocols.push(argv[++i]);
     else if (a === '--output' && OUTPUT_CASES.includes(argv[i + 1])) o.outputs.push(argv[++i]);
     else if (a === '--quick') o.quick = true;
@@ -86,7 +91,23 @@ function parseArgs(argv) {
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
   if (o.ids.length === 0)
-    o.ids = ['tiny', 'W8', 'W9', 'headers', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'linear'];
+    o.ids = [
+      'tiny',
+      'W8',
+      'W9',
+      'headers',
+      'sizes',
+      'ooc',
+      'elements',
+      'W1',
+      'W2',
+      'W3',
+      'W4',
+      'W5',
+      'W6',
+      'W7',
+      'linear',
+    ];
   // Both protocols and both output cases unless one is asked for.
   if (o.protocols.length === 0) o.protocols = Object.keys(PROTOCOLS);
   if (o.outputs.length === 0) o.outputs = [...OUTPUT_CASES];
@@ -354,6 +375,21 @@ async function main() {
         ctx.failed = true;
       }
     }
+    try {
+      const python = ctx.numpy.version ? ctx.numpy.executable : null;
+      // User time grows from one size to the next within a protocol.
+      const previous = new Map();
+      for (const r of await largeBench(opts, dir, python)) {
+        if (!r.verified) ctx.failed = true;
+        r.verdicts = largeVerdicts(r, previous.get(r.protocol));
+        previous.set(r.protocol, r);
+        whole.push(r);
+        printWhole(r);
+      }
+    } catch (e) {
+      console.log(`\nlarge inputs failed: ${String(e.message).split('\n')[0]}`);
+      ctx.failed = true;
+    }
     for (const id of kernelIds) {
       const w = WORKLOADS.find((x) => x.id === id);
       process.stderr.write(`bench: ${w.id} ${w.title(w.sizes[opts.quick ? 'quick' : 'full'])}\n`);
@@ -509,6 +545,7 @@ function printWhole(r) {
     'peak RSS MB',
     `wall / ${peer}`,
     `RSS / ${peer}`,
+    'user s',
   ];
   if (node) head.push('wall / node -e 0');
   const body = r.rows.map((p) => {
@@ -519,6 +556,7 @@ function printWhole(r) {
       fmt(p.rssMB, 0),
       p === numpy ? '' : ratio(p.ms, numpy?.ms),
       p === numpy ? '' : ratio(p.rssMB, numpy?.rssMB),
+      p.userS === undefined ? '' : fmt(p.userS),
     ];
     if (node) cells.push(p === node ? '' : ratio(p.ms, node.ms));
     return cells;
@@ -529,7 +567,8 @@ function printWhole(r) {
       ? `${name}: not measured`
       : `${name}: ${fmt(value)}x (target <= ${limit}x) ${value <= limit ? 'met' : 'MISSED'}`;
   const checks = [];
-  if (r.id === 'tiny') {
+  if (r.verdicts) checks.push(...r.verdicts);
+  else if (r.id === 'tiny') {
     // Node 22 and later start more slowly than Node 20 (`node -e 0` included): a wider bound there.
     const bound = Number(process.versions.node.split('.')[0]) >= 22 ? 1.5 : 1.35;
     checks.push(verdict('tiny vs node -e 0', node && ours && ours.ms / node.ms, bound));

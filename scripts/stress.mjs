@@ -1558,6 +1558,64 @@ for (const [id, file, message] of [
     const { ok, left } = cleanFailure(r, dir, ['h.safetensors']);
     const bounded = within(r.ms, 30_000) && r.rss < size(900, 300) * MB;
     return { result: r, ok: ok && bounded && r.stderr.includes(message), left };
+// 5: gather-elements along the last axis reads indices in a .npy by blocks of rows. A truncated
+// indices file, one whose header claims far more than the file holds, and a bad index in the
+// last block are each one line naming the problem, exit 1, no output left, and memory bounded by
+// what the files hold.
+{
+  const rowsData = (dir, rows, width) =>
+    writeFileSync(join(dir, 'd.npy'), npy('<f4', [rows, width], float32s(rows * width)));
+  const gatherRows = (dir) =>
+    run(
+      [
+        'gather-elements',
+        join(dir, 'd.npy'),
+        join(dir, 'i.npy'),
+        '--axis',
+        '1',
+        '-o',
+        join(dir, 'o.npy'),
+      ],
+      {
+        timeoutMs: 60_000,
+      },
+    );
+
+  add('ge-rows-truncated-indices', 5, async (dir) => {
+    rowsData(dir, 4, 8);
+    const full = npy('<i8', [4, 8], int64s(Array.from({ length: 32 }, (_, i) => i % 8)));
+    writeFileSync(join(dir, 'i.npy'), full.subarray(0, full.length - 20));
+    const r = await gatherRows(dir);
+    const f = cleanFailure(r, dir, ['d.npy', 'i.npy']);
+    return { result: r, ok: f.ok && r.stderr.includes('truncated'), left: f.left };
+  });
+
+  add('ge-rows-header-claims-more', 5, async (dir) => {
+    rowsData(dir, 4, 8);
+    writeFileSync(join(dir, 'i.npy'), npy('<i8', [4, 1 << 30], int64s([0, 1, 2, 3])));
+    const r = await gatherRows(dir);
+    const f = cleanFailure(r, dir, ['d.npy', 'i.npy']);
+    return {
+      result: r,
+      ok: f.ok && r.stderr.includes('truncated') && r.rss < 300 * MB,
+      left: f.left,
+    };
+  });
+
+  add('ge-rows-bad-index-last-block', 5, async (dir) => {
+    // Rows of 512 int64 indices (4 KiB): 1100 rows are two blocks of 4 MiB of rows.
+    const rows = 1100;
+    rowsData(dir, rows, 16);
+    const ids = Array.from({ length: rows * 512 }, (_, i) => i % 16);
+    ids[(rows - 1) * 512 + 5] = 16;
+    writeFileSync(join(dir, 'i.npy'), npy('<i8', [rows, 512], int64s(ids)));
+    const r = await gatherRows(dir);
+    const f = cleanFailure(r, dir, ['d.npy', 'i.npy']);
+    const where = `index 16 out of range [-16, 15] at indices[${rows - 1},5]`;
+    return { result: r, ok: f.ok && r.stderr.includes(where), left: f.left };
+  });
+}
+
   });
 }
 

@@ -33,26 +33,32 @@ export const NUMPY_SCRIPT =
   'np.save(o, np.take(np.load(d), np.load(i), axis=0))';
 
 /**
- * Runs argv to completion: wall ms (taken here), peak RSS in MB, from GNU time's %M when
- * /usr/bin/time exists, else from polling /proc/PID/status VmHWM (the high-water mark), and what
- * the process printed. Any exit status but `status` is a failure.
+ * Runs argv to completion: wall ms (taken here), peak RSS in MB and user CPU seconds, from GNU
+ * time's %M and %U when /usr/bin/time exists, else peak RSS from polling /proc/PID/status VmHWM
+ * (the high-water mark) and no user time, and what the process printed. Any exit status but
+ * `status` is a failure.
  */
 async function measure(argv, env, status = 0) {
   if (existsSync(TIME)) {
     const t0 = performance.now();
     // stdout is a pipe (tensorops takes an ignored stdout for a closed one) that may hold a report
     // of megabytes.
-    const r = spawnSync(TIME, ['-f', '%M', ...argv], { encoding: 'utf8', env, maxBuffer: 1 << 30 });
+    const r = spawnSync(TIME, ['-f', '%U %M', ...argv], {
+      encoding: 'utf8',
+      env,
+      maxBuffer: 1 << 30,
+    });
     const ms = performance.now() - t0;
     const lines = r.stderr.trimEnd().split('\n');
     if (r.status !== status) {
       throw new Error(`${argv.join(' ')} failed: ${lines.slice(-2).join(' ')}`);
     }
-    const rssMB = Number(lines.pop()) / 1024;
+    const [userS, rssKB] = (lines.pop() ?? '').split(' ').map(Number);
+    const rssMB = rssKB / 1024;
     // After a non-zero status GNU time adds a line of its own before %M.
     if (status !== 0) lines.pop();
     const stderr = lines.length > 0 ? `${lines.join('\n')}\n` : '';
-    return { ms, rssMB, stdout: r.stdout, stderr };
+    return { ms, rssMB, userS, stdout: r.stdout, stderr };
   }
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
@@ -163,7 +169,7 @@ const numpyProc = (python, data, indices, out) =>
   );
 
 /** `node -e 0`: node's own start, what any tensorops process pays first. */
-const nodeStart = (label, role) =>
+export const nodeStart = (label, role) =>
   proc(label, [process.execPath, '-e', '0'], process.env, null, role);
 
 /** The tiny gather ([4,12] float32, 4 indices): start-up against `node -e 0` and numpy's. */
@@ -348,7 +354,7 @@ export async function wholeProcess(procs, { runs, protocol = 'back-to-back', out
     for (const [k, p] of procs.entries()) {
       if (pauseMs > 0) await sleep(pauseMs);
       const m = await measure(p.argv, p.env, p.status);
-      if (i > 0) samples[k].push({ ms: m.ms, rssMB: m.rssMB });
+      if (i > 0) samples[k].push({ ms: m.ms, rssMB: m.rssMB, userS: m.userS });
       const problem = i === 0 ? p.check?.(m) : null;
       if (problem) throw new Error(`${p.label}: ${problem}`);
       if (p.out && p.verify) digests.set(p, p.digest(p.out));
@@ -366,6 +372,7 @@ export async function wholeProcess(procs, { runs, protocol = 'back-to-back', out
     ms: median(samples[k].map((x) => x.ms)),
     all: samples[k].map((x) => Math.round(x.ms)),
     rssMB: median(samples[k].map((x) => x.rssMB)),
+    userS: samples[k][0]?.userS === undefined ? undefined : median(samples[k].map((x) => x.userS)),
     verified: verified[k],
   }));
   return {

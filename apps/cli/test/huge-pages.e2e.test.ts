@@ -40,7 +40,7 @@ async function wholeTensorInputs(argv: readonly string[]) {
 }
 
 describe('which runs start again with huge pages', () => {
-  it('gather-elements and gather-nd whose data and indices are both large, by file size', () => {
+  it('gather-nd whose data and indices are both large, by file size', () => {
     const dir = tempDir();
     const data = sized(dir, 'data.npy', DATA_BYTES);
     const ids = sized(dir, 'ids.npy', INDEX_BYTES);
@@ -57,7 +57,7 @@ describe('which runs start again with huge pages', () => {
 
   it('the operands are DATA and INDICES_FILE as parsed, for the commands that hold them whole', async () => {
     const [data, ids] = ['d.npy', 'i.npy'];
-    for (const command of ['gather-elements', 'gather-nd']) {
+    for (const command of ['gather-nd']) {
       expect(await wholeTensorInputs([command, data, ids])).toEqual([data, ids]);
       expect(await wholeTensorInputs([command, data, ids, '-o', 'out.npy'])).toEqual([data, ids]);
       expect(await wholeTensorInputs([command, '--oob', 'zero', data, ids])).toEqual([data, ids]);
@@ -67,9 +67,11 @@ describe('which runs start again with huge pages', () => {
       expect(await wholeTensorInputs([command, data, '--indices', '1'])).toEqual([data, undefined]);
       expect(await wholeTensorInputs([command, '-', ids])).toEqual(['-', ids]);
     }
-    // gather's large runs work in reused buffers; the others hold no index tensor.
+    // gather's large runs work in reused buffers; gather-elements' measured slower started
+    // again; the others hold no index tensor.
     for (const argv of [
       ['gather', data, ids],
+      ['gather-elements', data, ids],
       ['inspect', data, ids],
       ['convert', data, ids],
       ['show', data],

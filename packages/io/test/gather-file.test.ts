@@ -312,15 +312,16 @@ describe('gatherFromFile', () => {
     for (let i = 0; i < data.data.length; i++) data.data[i] = i;
     const indices = tensorFrom(
       'int64',
-      [40],
-      Array.from({ length: 40 }, (_, i) => BigInt((i * 7) % 50)),
+      [200],
+      Array.from({ length: 200 }, (_, i) => BigInt((i * 7) % 50)),
     );
     const want = Buffer.from(gather(data, indices, { axis: 0 }).data).toString('hex');
     for (const real of [true, false]) {
       const file = await fileOf(data, 'npy', real);
       try {
         for (const mode of ['ranged', 'scan', 'sweep', 'passes'] as const) {
-          // Chunks of 4 rows (passes: 12 rows) of 40: many turns of the reused buffers.
+          // Chunks of 4 rows (passes: 16 rows, four a pass in a ring of five, so that passes
+          // wrap around the ring's end) of 200: many turns of the reused buffers.
           const options = { axis: 0, mode, chunkBytes: 12, windowBytes: 50 };
           const got = await collectCopies(gatherFromFile(file, file.get(), indices, options), true);
           expect(
@@ -336,8 +337,8 @@ describe('gatherFromFile', () => {
 
   it('reads the windows of the last of several passes last first, releasing what it has passed', async () => {
     // [200, 16] uint8 rows picked in a scattered order: 16-byte blocks, pass chunks of 256 bytes
-    // (16 blocks, two chunks per pass: 7 passes, the last of 8 blocks) and windows of 32 bytes
-    // (two rows, 100 windows).
+    // (16 blocks; 13 chunks, four per pass: 4 passes, the last of 8 blocks) and windows of 32
+    // bytes (two rows, 100 windows).
     const data = createTensor('uint8', [200, 16]);
     for (let i = 0; i < data.data.length; i++) data.data[i] = (i * 31) & 255;
     const ids = (n: number) =>

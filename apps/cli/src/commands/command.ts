@@ -64,8 +64,9 @@ export interface CommandSpec {
   /** Why a flag other commands take is no use to this one, where that says more than "not taken". */
   readonly refuses?: Readonly<Record<string, string>>;
   /**
-   * A command that holds its data and index tensors whole, with an output as large, names those
-   * operands here: a large run of it starts again with huge pages (launch/huge-pages.ts).
+   * A command that holds its data and index tensors whole, with an output as large, and whose
+   * large runs measured faster with huge pages, names those operands here: a large run of it
+   * starts again with huge pages (launch/huge-pages.ts).
    */
   readonly wholeTensorInputs?: (args: ParsedArgs) => WholeTensorInputs;
   readonly run: (args: ParsedArgs, io: CliIO) => Promise<CommandResult>;

@@ -2,14 +2,16 @@ import { gatherElements } from '@tensorops/core';
 import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import {
-  dataAndIndexRefs,
+  checkStdinOnce,
   INDICES_FLAG,
-  loadDataAndIndices,
+  loadIndexOperand,
   withIndexOperand,
 } from '../input/index-inputs.js';
+import { loadTensor } from '../input/inputs.js';
 import { SLICE_FLAG } from '../input/sliced-ref.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
+import { gatherElementsByRows } from './gather-elements-rows.js';
 import { OOB_FLAG, OOB_MODES } from './oob-flag.js';
 
 export const gatherElementsCommand: CommandSpec = {
@@ -40,14 +42,22 @@ export const gatherElementsCommand: CommandSpec = {
         ['$0 gather-elements scores.npy order.npy --axis -1 > sorted.npy', 'reorder each row'],
       ]),
     ),
-  wholeTensorInputs: dataAndIndexRefs,
+  // Not started again with huge pages (no wholeTensorInputs): see launch/huge-pages.ts.
   run: async (args, io) => {
     const axis = integerOption('axis', args.axis, 0);
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
-    const [data, indices] = await loadDataAndIndices(args, io);
+    const dataRef = String(args.data);
+    checkStdinOnce(dataRef, args);
+    const data = await loadTensor(dataRef, io, { slice: args.slice });
+    // Indices in a .npy file are read by blocks of rows where the axis is the last one.
+    const file = args.indices_file as string | undefined;
+    const byRows =
+      file !== undefined && args.indices === undefined
+        ? await gatherElementsByRows(data, file, axis, oob)
+        : undefined;
     return {
       kind: 'tensor',
-      tensor: gatherElements(data, indices, { axis, oob }),
+      tensor: byRows ?? gatherElements(data, await loadIndexOperand(args, io), { axis, oob }),
       label: 'gather-elements',
     };
   },

@@ -1,5 +1,5 @@
-// Large runs of the commands that hold their data and index tensors whole (gather-elements and
-// gather-nd, whose specs name them: wholeTensorInputs) run with transparent huge pages. Every
+// Large runs of the commands that hold their data and index tensors whole and gain from it
+// (gather-nd, whose spec names them: wholeTensorInputs) run with transparent huge pages. Every
 // fresh 4 KiB page costs a fault on first touch, and where faults are dear (virtual machines) they
 // dominate an op that moves hundreds of MiB. glibc's malloc asks the kernel for huge pages when
 // the process starts with the tunable glibc.malloc.hugetlb=1, and a tunable is read only at
@@ -8,7 +8,9 @@
 // on a pipe or socket count as large; data there does not (see isLargeGather). The CLI started
 // again does what this one would have done: same bytes, exit codes and error lines. `gather` is
 // left out: its large runs move rows through reused buffers (the passes' in WebAssembly memory,
-// which glibc does not allocate), and its large runs measured slower started twice.
+// which glibc does not allocate), and its large runs measured slower started twice; so are
+// gather-elements' (with the kernel's THP defrag on `madvise`, a huge page faulted in on a busy
+// machine may first wait for compaction: docs/performance.md).
 // TENSOROPS_HUGE_PAGES=0 turns this off, 1 asks for it for any command and size.
 
 import { fstatSync, readFileSync, statSync } from 'node:fs';

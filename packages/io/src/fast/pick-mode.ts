@@ -8,20 +8,22 @@ import { ZERO_FILL } from '@tensorops/core/internal';
 import { canReadMany, holdsBytes } from '../file/capabilities.js';
 import type { RunContext } from '../file/gather-file/context.js';
 import {
-  CHUNKS_PER_PASS,
+  chunksPerPass,
   PASS_CHUNK_SCALE,
   passReads,
   passReadsBound,
   passSizes,
-  RING,
 } from './passes/sizes.js';
 import { sweepWindows } from './sweep.js';
 
 /** The strategies that may serve a file gather faster than the ranged one. */
 export type FastMode = 'scan' | 'sweep' | 'passes';
 
-/** What one read call costs, in bytes of sequential reading (syscall + seek, page cache or SSD). */
-const READ_COST_BYTES = 32 << 10;
+/**
+ * What one read call of a ranged gather costs, all in (syscall, thread-pool round trip, promise),
+ * in bytes of sequential reading from the page cache (docs/performance.md, "Out of core").
+ */
+const READ_COST_BYTES = 128 << 10;
 /** What a byte of fresh memory costs, in bytes read from the page cache into faulted-in memory. */
 const FRESH_BYTE_COST = 16;
 /** Largest region (row of the plan's 4-D view) a scan reads whole into memory. */
@@ -30,11 +32,12 @@ const SCAN_MAX_BYTES = 1 << 30;
 /**
  * Whether a .npy arriving on a pipe is better copied to a temp file and gathered from there (the
  * passes strategy: reused buffers) than gathered as it passes (an output held whole in fresh
- * memory): the copy writes the data once and the passes read it once per CHUNKS_PER_PASS output
- * chunks.
+ * memory): the copy writes the data once and the passes read it once per pass (passes/sizes.ts).
  */
 export function spillPays(dataBytes: number, outBytes: number, chunkBytes: number): boolean {
-  const passes = Math.ceil(outBytes / (CHUNKS_PER_PASS * PASS_CHUNK_SCALE * chunkBytes));
+  const chunk = PASS_CHUNK_SCALE * chunkBytes;
+  const chunks = Math.ceil(outBytes / chunk);
+  const passes = Math.ceil(chunks / chunksPerPass(chunks, chunk));
   return dataBytes * (1 + passes) < FRESH_BYTE_COST * outBytes;
 }
 
@@ -68,17 +71,17 @@ export function pickMode(ctx: RunContext): FastMode | undefined {
   // The next two only pay for their pass over the positions when they could win.
   const passes = passSizes(ctx);
   const passChunk = Math.min(passes.chunkBlocks * blockBytes, ctx.nbytes);
-  // RING chunks and two windows, each pass filling CHUNKS_PER_PASS chunks.
-  const passHeld = RING * passChunk + 2 * passes.windowBytes;
+  // A ring of chunks (those of a pass and one more) and two windows.
+  const passHeld = (passes.chunksPerPass + 1) * passChunk + 2 * passes.windowBytes;
   // More than one pass rereads the source: only from one that the page cache can hold.
-  const onePass = CHUNKS_PER_PASS * passChunk >= ctx.nbytes;
+  const onePass = passes.chunksPerPass * passChunk >= ctx.nbytes;
   // A sweep holds the whole output: what it costs at least, where it may run.
   const sweepHeld = ctx.nbytes + ctx.windowBytes;
   const sweepFits = ctx.nbytes <= budget && blockBytes <= ctx.windowBytes;
   const sweepLeast = sweepFits ? FRESH_BYTE_COST * sweepHeld : Number.POSITIVE_INFINITY;
   if (
     blockBytes <= passes.windowBytes &&
-    (onePass || batch * outer * regionBytes <= budget) &&
+    (onePass || batch * outer * regionBytes <= freeMemory() / 2) &&
     FRESH_BYTE_COST * passHeld < bestCost
   ) {
     // Counting the reads walks every position; a bound on them that wins against every other
@@ -123,8 +126,16 @@ function countReads(ctx: RunContext): number {
  * cannot tell its free memory (a browser) nothing is held: gathers stay ranged.
  */
 function scanBudget(): number {
+  return Math.min(SCAN_MAX_BYTES, Math.floor(freeMemory() / 4));
+}
+
+/**
+ * Bytes of memory available now (the page cache it may reclaim included), 0 where the runtime
+ * cannot tell (a browser).
+ */
+function freeMemory(): number {
   const os = globalThis.process?.getBuiltinModule?.('node:os') as
     | typeof import('node:os')
     | undefined;
-  return Math.min(SCAN_MAX_BYTES, Math.floor((os?.freemem() ?? 0) / 4));
+  return os?.freemem() ?? 0;
 }

@@ -1,11 +1,10 @@
 // The memory of a passes run, all of it in one buffer sized once: two window slots, then (with
-// reused chunks) RING output chunks, then the pass's block order and source offsets. With reused
+// reused chunks) the ring of output chunks, then the pass's block order and source offsets. With reused
 // chunks the buffer is the WebAssembly block mover's memory where it loads, so that its loop
 // reads the order and offsets and moves the blocks within one memory; otherwise an ArrayBuffer
 // laid out the same.
 
 import { type BlockMover, blockMover } from './block-mover.js';
-import { RING } from './sizes.js';
 
 export interface PassArena {
   /** Window slots at [0, chunksAt), then the reused chunks (none for fresh chunks). */
@@ -37,6 +36,8 @@ export interface ArenaSizes {
   readonly perRun: number;
   /** Output bytes in all (the mover's memory grows with nothing else). */
   readonly outputBytes: number;
+  /** Reused output chunks, taking turns. */
+  readonly ring: number;
 }
 
 export function passArena(s: ArenaSizes, reuse: boolean): PassArena {
@@ -44,7 +45,7 @@ export function passArena(s: ArenaSizes, reuse: boolean): PassArena {
   const chunkLength = Math.min(s.chunkBlocks, s.blocks) * s.blockBytes;
   // Two window slots come first: one is read while the blocks of the other move.
   const chunksAt = 2 * windowLength;
-  const arenaBytes = chunksAt + (reuse ? RING * chunkLength : 0);
+  const arenaBytes = chunksAt + (reuse ? s.ring * chunkLength : 0);
   const orderAt = alignTo8(arenaBytes);
   const offsetsAt = alignTo8(orderAt + 4 * s.perRun);
   const bytes = offsetsAt + 8 * s.perRun;

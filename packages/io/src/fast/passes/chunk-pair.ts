@@ -1,4 +1,5 @@
-// Where the blocks of a pass over reused chunks go: two output chunks in the arena, the first
+// Where the blocks of a pass over reused chunks go: two runs of the ring of output chunks in the
+// arena (from the pass's first chunk to the ring's end, then from the ring's start), the first
 // `split` blocks to one and the rest to the other.
 
 import { ZERO_FILL } from '@tensorops/core/internal';

@@ -1,9 +1,10 @@
 // Passes: dense picks from a large source, with no byte of it held in fresh memory. The output is
 // produced in large chunks; for each pass (two reused chunks, or one fresh chunk for a consumer
 // that keeps them), the windows of the source that hold its blocks are read in file order into
-// reused buffers, and the blocks are copied to their places in the chunks. Memory is three output
-// chunks and two windows, all reused; the price is one read of the touched windows per pass, from
-// the page cache. A first-touch page fault costs far more per byte than a page-cache read into
+// reused buffers, and the blocks are copied to their places in the chunks. Memory is a ring of
+// output chunks (those of a pass and one more) and two windows, all reused; the price is one read
+// of the touched windows per pass, from the page cache, and the passes are few at any size
+// (sizes.ts), so the work is linear in the output. A first-touch page fault costs far more per byte than a page-cache read into
 // memory already faulted in, so this beats reading a large source whole.
 //
 // This file runs the passes; beside it: sizes.ts (chunk and window sizes, read counts for the cost
@@ -17,7 +18,7 @@ import { passArena } from './arena.js';
 import { copyBlocks, moveBlocks } from './block-copies.js';
 import { bucketByWindow } from './bucket-by-window.js';
 import { type ChunkPair, zeroFillBlocks } from './chunk-pair.js';
-import { CHUNKS_PER_PASS, passSizes, RING, sourceBytes } from './sizes.js';
+import { passSizes, sourceBytes } from './sizes.js';
 import { sourceOffsets } from './source-offsets.js';
 import { PassWindows } from './windows.js';
 
@@ -27,18 +28,20 @@ export async function* passesGather(
 ): AsyncIterable<Uint8Array> {
   const { blockBytes } = ctx.plan;
   if (ctx.nbytes === 0) return;
-  const { chunkBlocks, windowBytes } = passSizes(ctx);
+  const { chunkBlocks, windowBytes, chunksPerPass } = passSizes(ctx);
   const total = sourceBytes(ctx);
   const windows = Math.ceil(total / windowBytes);
   const blocks = ctx.nbytes / blockBytes;
   // With reused chunks, the windows and the chunks share one buffer, so that a block moves with
   // one memmove: the WebAssembly block mover moves a window's blocks in one call where it loads,
   // else one copyWithin each, as a copyWithin per block costs more than a short block's copy.
-  // RING chunks take turns, output chunk k in chunk k % RING; a pass fills all but one of them, as
-  // the consumer may still hold the one handed out last (output-chunks.ts hands out one ahead),
-  // never one before it. A pass reads the source once for all it fills.
+  // The ring's chunks take turns, output chunk k in chunk k % ring; a pass fills all but one of
+  // them, as the consumer may still hold the one handed out last (output-chunks.ts hands out one
+  // ahead), never one before it. A pass reads the source once for all it fills. Fresh chunks (a
+  // consumer that keeps them) are cut from one buffer per pass.
   const reuse = options?.reuse === true;
-  const perPass = reuse ? CHUNKS_PER_PASS : 1; // output chunks
+  const perPass = chunksPerPass; // output chunks
+  const ring = perPass + 1;
   const starts = new Int32Array(windows + 1);
   const { arena, chunksAt, windowLength, chunkLength, order, orderAt, offsets, offsetsAt, mover } =
     passArena(
@@ -50,6 +53,7 @@ export async function* passesGather(
         blocks,
         perRun: Math.min(perPass * chunkBlocks, blocks),
         outputBytes: ctx.nbytes,
+        ring,
       },
       reuse,
     );
@@ -72,14 +76,18 @@ export async function* passesGather(
         const to = starts[w + 1] as number;
         copyBlocks(arena, arena32, out, out32, order, offsets, from, to, base, blockBytes);
       }
-      yield out;
+      for (let at = 0; at < out.length; at += chunkBlocks * blockBytes) {
+        yield out.subarray(at, Math.min(out.length, at + chunkBlocks * blockBytes));
+      }
       continue;
     }
-    // Blocks [0, chunkBlocks) of the pass go to output chunk k, the rest to k + 1.
+    // The pass's chunks are ring slots k % ring onwards: contiguous up to the ring's end, then
+    // from its start, so its blocks go to two runs of the arena.
+    const slot = k % ring;
     const to: ChunkPair = {
-      firstAt: chunksAt + (k % RING) * chunkLength,
-      secondAt: chunksAt + ((k + 1) % RING) * chunkLength,
-      split: chunkBlocks,
+      firstAt: chunksAt + slot * chunkLength,
+      secondAt: chunksAt,
+      split: (ring - slot) * chunkBlocks,
     };
     // The last of several passes reads the windows backwards, freeing what it has passed where
     // the source can (a temp copy): the last chunks' writes reuse those pages.
@@ -95,9 +103,9 @@ export async function* passesGather(
         mover.moveBlocks(orderAt, offsetsAt, from, end, base, firstAt, secondAt, split, blockBytes);
       }
     }
-    const firstCount = Math.min(count, chunkBlocks);
-    yield arena.subarray(to.firstAt, to.firstAt + firstCount * blockBytes);
-    if (count > firstCount)
-      yield arena.subarray(to.secondAt, to.secondAt + (count - firstCount) * blockBytes);
+    for (let done = 0, s = slot; done < count; done += chunkBlocks, s = (s + 1) % ring) {
+      const at = chunksAt + s * chunkLength;
+      yield arena.subarray(at, at + Math.min(chunkBlocks, count - done) * blockBytes);
+    }
   }
 }

@@ -7,29 +7,58 @@ import { sourceOffsets } from './source-offsets.js';
 
 /** A pass's output chunk is this many times the context's chunk size. */
 export const PASS_CHUNK_SCALE = 4;
-/** Output chunks a pass fills with reused chunks, reading the source once for both (ChunkPair). */
-export const CHUNKS_PER_PASS = 2;
-/** Reused output chunks, taking turns: those a pass fills, and the one the consumer may hold. */
-export const RING = CHUNKS_PER_PASS + 1;
+/**
+ * Passes over the source for any output, while the reused chunks fit RING_MAX_BYTES: each pass
+ * fills output/PASSES chunks, so the source is read this many times whatever the size and the
+ * work stays linear in it. Four balances the two costs of the cost model (pick-mode.ts): a pass
+ * reads the source once, and the chunks it fills are fresh memory at FRESH_BYTE_COST a byte.
+ */
+const PASSES = 4;
+/** The reused chunks of a run hold at most this much (beyond it, more passes). */
+const RING_MAX_BYTES = 1 << 30;
+
+/** The sizes of a passes run. */
+export interface PassSizes {
+  /** Blocks of an output chunk (what the consumer is handed at a time). */
+  readonly chunkBlocks: number;
+  /** Bytes of a source window. */
+  readonly windowBytes: number;
+  /** Output chunks a pass fills, reading the source once for all of them. */
+  readonly chunksPerPass: number;
+}
+
+/**
+ * Output chunks a pass fills, for an output of `chunks` chunks of `chunkLength` bytes: at least
+ * two, enough for PASSES passes, and no more than the ring (one chunk more) can hold.
+ */
+export function chunksPerPass(chunks: number, chunkLength: number): number {
+  const ringMax = Math.floor(RING_MAX_BYTES / Math.max(1, chunkLength));
+  return Math.max(2, Math.min(Math.ceil(chunks / PASSES), ringMax - 1));
+}
 
 /** A pass's output chunk and source window, derived from the context's output chunk size. */
-export function passSizes(ctx: RunContext): { chunkBlocks: number; windowBytes: number } {
+export function passSizes(ctx: RunContext): PassSizes {
   const { blockBytes } = ctx.plan;
   const chunkBlocks = Math.max(1, Math.floor((PASS_CHUNK_SCALE * ctx.chunkBytes) / blockBytes));
   const item = Math.max(ctx.swapUnit, 1);
   // A multiple of the swap unit, so that each window starts on a whole element to swap.
   const windowBytes = Math.max(item, Math.floor(ctx.chunkBytes / 2 / item) * item);
-  return { chunkBlocks, windowBytes };
+  const chunks = Math.ceil(ctx.nbytes / blockBytes / chunkBlocks);
+  return {
+    chunkBlocks,
+    windowBytes,
+    chunksPerPass: chunksPerPass(chunks, chunkBlocks * blockBytes),
+  };
 }
 
 /**
- * How many source windows a passes run reads, in all, each pass filling CHUNKS_PER_PASS chunks
+ * How many source windows a passes run reads, in all, each pass filling chunksPerPass chunks
  * (for the cost model).
  */
 export function passReads(ctx: RunContext): number {
-  const { chunkBlocks, windowBytes } = passSizes(ctx);
+  const { chunkBlocks, windowBytes, chunksPerPass } = passSizes(ctx);
   const blocks = ctx.nbytes / ctx.plan.blockBytes;
-  const span = CHUNKS_PER_PASS * chunkBlocks;
+  const span = chunksPerPass * chunkBlocks;
   const offsets = new Float64Array(Math.min(span, blocks));
   const seen = new Float64Array(Math.ceil(sourceBytes(ctx) / windowBytes)).fill(-1);
   let reads = 0;
@@ -54,9 +83,9 @@ export function passReads(ctx: RunContext): number {
  * once, and no more windows than it has blocks.
  */
 export function passReadsBound(ctx: RunContext): number {
-  const { chunkBlocks, windowBytes } = passSizes(ctx);
+  const { chunkBlocks, windowBytes, chunksPerPass } = passSizes(ctx);
   const blocks = ctx.nbytes / ctx.plan.blockBytes;
-  const span = CHUNKS_PER_PASS * chunkBlocks;
+  const span = chunksPerPass * chunkBlocks;
   const windows = Math.ceil(sourceBytes(ctx) / windowBytes);
   const full = Math.floor(blocks / span);
   return full * Math.min(windows, span) + Math.min(windows, blocks - full * span);
