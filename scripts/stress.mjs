@@ -1331,6 +1331,210 @@ add('text-late-hash-csv', 15, async (dir) => {
   }
 }
 
+// 2: large .safetensors headers, read in one pass: a shape of millions of dims, and a header of
+// many tensors whose last key repeats the first (the one-pass scan gives up at its end, and the
+// strict reader words the error), each in time and memory linear in the header
+/** A .safetensors file whose header is `json` (written as is, padded to 8 bytes), with `data` bytes. */
+function rawSafetensors(json, dataBytes) {
+  const body = Buffer.from(json.padEnd(Math.ceil(json.length / 8) * 8, ' '), 'utf8');
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(body.length));
+  return Buffer.concat([len, body, Buffer.alloc(dataBytes)]);
+}
+const HEADER_DIMS = size(10_000_000, 1_000_000);
+const HEADER_TENSORS = size(1_000_000, 100_000);
+for (const [id, file, message] of [
+  [
+    'headers-million-dims',
+    () =>
+      rawSafetensors(
+        `{"a":{"dtype":"U8","shape":[${'2,'.repeat(HEADER_DIMS - 1)}2],"data_offsets":[0,1]}}`,
+        1,
+      ),
+    'needs a number of bytes beyond 2^53-1',
+  ],
+  [
+    'headers-last-key-repeated',
+    () => {
+      const parts = [];
+      for (let k = 0; k < HEADER_TENSORS; k++) {
+        parts.push(`"t${k}":{"dtype":"U8","shape":[1],"data_offsets":[${k},${k + 1}]}`);
+      }
+      parts.push(`"t0":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}`);
+      return rawSafetensors(`{${parts.join(',')}}`, HEADER_TENSORS);
+    },
+    "duplicate key 't0'",
+  ],
+]) {
+  add(id, 2, async (dir) => {
+    writeFileSync(join(dir, 'h.safetensors'), file());
+    const r = await run(['inspect', join(dir, 'h.safetensors')], { timeoutMs: 120_000 });
+    const { ok, left } = cleanFailure(r, dir, ['h.safetensors']);
+    const bounded = within(r.ms, 30_000) && r.rss < size(900, 300) * MB;
+    return { result: r, ok: ok && bounded && r.stderr.includes(message), left };
+  });
+}
+
+// 5: gather-elements along the last axis reads indices in a .npy by blocks of rows. A truncated
+// indices file, one whose header claims far more than the file holds, and a bad index in the
+// last block are each one line naming the problem, exit 1, no output left, and memory bounded by
+// what the files hold.
+{
+  const rowsData = (dir, rows, width) =>
+    writeFileSync(join(dir, 'd.npy'), npy('<f4', [rows, width], float32s(rows * width)));
+  const gatherRows = (dir) =>
+    run(
+      [
+        'gather-elements',
+        join(dir, 'd.npy'),
+        join(dir, 'i.npy'),
+        '--axis',
+        '1',
+        '-o',
+        join(dir, 'o.npy'),
+      ],
+      {
+        timeoutMs: 60_000,
+      },
+    );
+
+  add('ge-rows-truncated-indices', 5, async (dir) => {
+    rowsData(dir, 4, 8);
+    const full = npy('<i8', [4, 8], int64s(Array.from({ length: 32 }, (_, i) => i % 8)));
+    writeFileSync(join(dir, 'i.npy'), full.subarray(0, full.length - 20));
+    const r = await gatherRows(dir);
+    const f = cleanFailure(r, dir, ['d.npy', 'i.npy']);
+    return { result: r, ok: f.ok && r.stderr.includes('truncated'), left: f.left };
+  });
+
+  add('ge-rows-header-claims-more', 5, async (dir) => {
+    rowsData(dir, 4, 8);
+    writeFileSync(join(dir, 'i.npy'), npy('<i8', [4, 1 << 30], int64s([0, 1, 2, 3])));
+    const r = await gatherRows(dir);
+    const f = cleanFailure(r, dir, ['d.npy', 'i.npy']);
+    return {
+      result: r,
+      ok: f.ok && r.stderr.includes('truncated') && r.rss < 300 * MB,
+      left: f.left,
+    };
+  });
+
+  add('ge-rows-bad-index-last-block', 5, async (dir) => {
+    // Rows of 512 int64 indices (4 KiB): 1100 rows are two blocks of 4 MiB of rows.
+    const rows = 1100;
+    rowsData(dir, rows, 16);
+    const ids = Array.from({ length: rows * 512 }, (_, i) => i % 16);
+    ids[(rows - 1) * 512 + 5] = 16;
+    writeFileSync(join(dir, 'i.npy'), npy('<i8', [rows, 512], int64s(ids)));
+    const r = await gatherRows(dir);
+    const f = cleanFailure(r, dir, ['d.npy', 'i.npy']);
+    const where = `index 16 out of range [-16, 15] at indices[${rows - 1},5]`;
+    return { result: r, ok: f.ok && r.stderr.includes(where), left: f.left };
+  });
+}
+
+// 18: hostile torch checkpoints (fixtures/torch/hostile, from scripts/fixtures/torch.py): each is
+// one line and exit 1, nothing run (the commands they pickle would create a file in the case's
+// folder), nothing written, memory bounded; plus a pickle nested a million deep, built here.
+{
+  const TORCH = new URL('../fixtures/torch/', import.meta.url).pathname;
+  const { hostile } = JSON.parse(readFileSync(join(TORCH, 'expected.json'), 'utf8'));
+  for (const [name, { error, creates }] of Object.entries(hostile)) {
+    add(`torch-${name}`, 18, async (dir) => {
+      const r = await run(['convert', join(TORCH, 'hostile', `${name}.pt`), 'out.safetensors'], {
+        cwd: dir,
+      });
+      const clean = cleanFailure(r, dir);
+      const ran = creates !== undefined && existsSync(join(dir, creates));
+      return {
+        result: r,
+        ok: clean.ok && !ran && r.stderr.toLowerCase().includes(error) && r.rss < 512 * MB,
+        left: clean.left,
+        note: ran ? `${creates} was created` : '',
+      };
+    });
+  }
+  add('torch-deep-nesting', 18, async (dir) => {
+    // {'a': {'a': ... {}}}: per level EMPTY_DICT, MARK, BINUNICODE 'a'; a SETITEMS per level.
+    const depth = size(1_000_000, 100_000);
+    const level = Buffer.from([0x7d, 0x28, 0x58, 1, 0, 0, 0, 0x61]);
+    const pickle = Buffer.concat([
+      Buffer.from([0x80, 0x02]),
+      Buffer.alloc(depth * level.length).fill(level),
+      Buffer.from([0x7d]),
+      Buffer.alloc(depth, 0x75),
+      Buffer.from([0x2e]),
+    ]);
+    const path = join(dir, 'deep.pt');
+    writeFileSync(
+      path,
+      zip([
+        { name: 'archive/data.pkl', data: pickle },
+        { name: 'archive/byteorder', data: Buffer.from('little') },
+      ]),
+    );
+    const r = await run(['inspect', path], { cwd: dir });
+    return { result: r, ...cleanFailure(r, dir, ['deep.pt']) };
+  });
+}
+
+// 19: slices. A slice that is not numpy's grammar is one line naming the column, exit 2 (in the
+// reference or in --slice); one that does not fit the tensor (an index out of range, too many
+// indices, any index of a 0-d tensor) exit 1; absurd bounds and steps clip as numpy clips them; a
+// huge tensor sliced to a few rows reads those rows only (its peak RSS stays small).
+{
+  const huge = (dir) => {
+    // 8 GiB of float32 rows (256 MiB reduced), sparse on disk.
+    sparseNpy(join(dir, 'huge.npy'), '<f4', [size(2 * 1024 * 1024, 64 * 1024), 1024], 4);
+    return 'huge.npy';
+  };
+  const small = (dir) => {
+    writeFileSync(join(dir, 's.npy'), npy('<i4', [3, 4], Buffer.alloc(48, 1)));
+    writeFileSync(join(dir, 'scalar.npy'), npy('<f8', [], Buffer.alloc(8)));
+    return 's.npy';
+  };
+  const commas = ','.repeat(100_000);
+  // Each argument stays below Linux's 128 KiB limit on one argument.
+  const manyIndices = Array.from({ length: 60_000 }, () => '0').join(',');
+  const longNumber = '9'.repeat(100_000);
+  for (const [id, make, args, exit, says] of [
+    ['slice-absurd-start', small, (f) => [`${f}[99999999999999999999:]`], 0, ''],
+    [
+      'slice-absurd-index',
+      small,
+      (f) => [`${f}[-99999999999999999999]`],
+      1,
+      'out of bounds for axis 0 with size 3',
+    ],
+    ['slice-long-number', small, (f) => [`${f}[${longNumber}]`], 1, 'out of bounds for axis 0'],
+    ['slice-commas-ref', small, (f) => [`${f}[${commas}]`], 2, 'column 2'],
+    ['slice-commas-flag', small, (f) => [f, '--slice', commas], 2, 'column 1'],
+    ['slice-many-indices', small, (f) => [f, '--slice', manyIndices], 1, 'too many indices'],
+    ['slice-nested-ref', small, (f) => [`${f}[[1, 2]]`], 2, 'brackets inside a slice'],
+    ['slice-nested-flag', small, (f) => [f, '--slice', '1:[2]'], 2, 'brackets inside a slice'],
+    ['slice-unclosed-flag', small, (f) => [f, '--slice', '[1:2'], 2, "expected ']'"],
+    ['slice-0d-index', small, () => ['scalar.npy[0]'], 1, 'the tensor has 0 dimensions'],
+    ['slice-0d-ellipsis', small, () => ['scalar.npy[...]'], 0, ''],
+    ['slice-step-0-ref', small, (f) => [`${f}[::0]`], 2, 'the step is 0'],
+    ['slice-step-0-flag', small, (f) => [f, '--slice', '1, ::0'], 2, 'the step is 0'],
+    ['slice-huge-negative-step', huge, (f) => [`${f}[::-99999999999999999999, ::-1]`], 0, ''],
+    ['slice-huge-few-rows', huge, (f) => [`${f}[-10:, ::-256]`], 0, ''],
+  ]) {
+    add(id, 19, async (dir) => {
+      const file = make(dir);
+      const r = await run(['show', ...args(file), '--json'], { cwd: dir, timeoutMs: 60_000 });
+      const line = r.stderr.split('\n')[0] ?? '';
+      const ok =
+        r.code === exit &&
+        stderrLines(r) === (exit === 0 ? 0 : 1) &&
+        line.includes(says) &&
+        line.length < 300 &&
+        r.rss < 400 * MB;
+      return { result: r, ok, left: extraFiles(dir, ['huge.npy', 's.npy', 'scalar.npy']) };
+    });
+  }
+}
+
 // 20: text read as data (convert x.csv, x.txt, x.json): a line of a million values, a line of
 // 100 MB streamed with bounded memory, NUL bytes, invalid UTF-8, a million `[`, a number of a
 // million digits rounded correctly, ragged rows; each error one line with FILE:LINE:COLUMN
@@ -1412,210 +1616,6 @@ for (const [id, digits] of [
       left: extraFiles(dir, ['o.npy']),
       note: `float16 bits 0x${value.toString(16)}`,
     };
-  });
-}
-
-// 19: slices. A slice that is not numpy's grammar is one line naming the column, exit 2 (in the
-// reference or in --slice); one that does not fit the tensor (an index out of range, too many
-// indices, any index of a 0-d tensor) exit 1; absurd bounds and steps clip as numpy clips them; a
-// huge tensor sliced to a few rows reads those rows only (its peak RSS stays small).
-{
-  const huge = (dir) => {
-    // 8 GiB of float32 rows (256 MiB reduced), sparse on disk.
-    sparseNpy(join(dir, 'huge.npy'), '<f4', [size(2 * 1024 * 1024, 64 * 1024), 1024], 4);
-    return 'huge.npy';
-  };
-  const small = (dir) => {
-    writeFileSync(join(dir, 's.npy'), npy('<i4', [3, 4], Buffer.alloc(48, 1)));
-    writeFileSync(join(dir, 'scalar.npy'), npy('<f8', [], Buffer.alloc(8)));
-    return 's.npy';
-  };
-  const commas = ','.repeat(100_000);
-  // Each argument stays below Linux's 128 KiB limit on one argument.
-  const manyIndices = Array.from({ length: 60_000 }, () => '0').join(',');
-  const longNumber = '9'.repeat(100_000);
-  for (const [id, make, args, exit, says] of [
-    ['slice-absurd-start', small, (f) => [`${f}[99999999999999999999:]`], 0, ''],
-    [
-      'slice-absurd-index',
-      small,
-      (f) => [`${f}[-99999999999999999999]`],
-      1,
-      'out of bounds for axis 0 with size 3',
-    ],
-    ['slice-long-number', small, (f) => [`${f}[${longNumber}]`], 1, 'out of bounds for axis 0'],
-    ['slice-commas-ref', small, (f) => [`${f}[${commas}]`], 2, 'column 2'],
-    ['slice-commas-flag', small, (f) => [f, '--slice', commas], 2, 'column 1'],
-    ['slice-many-indices', small, (f) => [f, '--slice', manyIndices], 1, 'too many indices'],
-    ['slice-nested-ref', small, (f) => [`${f}[[1, 2]]`], 2, 'brackets inside a slice'],
-    ['slice-nested-flag', small, (f) => [f, '--slice', '1:[2]'], 2, 'brackets inside a slice'],
-    ['slice-unclosed-flag', small, (f) => [f, '--slice', '[1:2'], 2, "expected ']'"],
-    ['slice-0d-index', small, () => ['scalar.npy[0]'], 1, 'the tensor has 0 dimensions'],
-    ['slice-0d-ellipsis', small, () => ['scalar.npy[...]'], 0, ''],
-    ['slice-step-0-ref', small, (f) => [`${f}[::0]`], 2, 'the step is 0'],
-    ['slice-step-0-flag', small, (f) => [f, '--slice', '1, ::0'], 2, 'the step is 0'],
-    ['slice-huge-negative-step', huge, (f) => [`${f}[::-99999999999999999999, ::-1]`], 0, ''],
-    ['slice-huge-few-rows', huge, (f) => [`${f}[-10:, ::-256]`], 0, ''],
-  ]) {
-    add(id, 19, async (dir) => {
-      const file = make(dir);
-      const r = await run(['show', ...args(file), '--json'], { cwd: dir, timeoutMs: 60_000 });
-      const line = r.stderr.split('\n')[0] ?? '';
-      const ok =
-        r.code === exit &&
-        stderrLines(r) === (exit === 0 ? 0 : 1) &&
-        line.includes(says) &&
-        line.length < 300 &&
-        r.rss < 400 * MB;
-      return { result: r, ok, left: extraFiles(dir, ['huge.npy', 's.npy', 'scalar.npy']) };
-    });
-  }
-// 18: hostile torch checkpoints (fixtures/torch/hostile, from scripts/fixtures/torch.py): each is
-// one line and exit 1, nothing run (the commands they pickle would create a file in the case's
-// folder), nothing written, memory bounded; plus a pickle nested a million deep, built here.
-{
-  const TORCH = new URL('../fixtures/torch/', import.meta.url).pathname;
-  const { hostile } = JSON.parse(readFileSync(join(TORCH, 'expected.json'), 'utf8'));
-  for (const [name, { error, creates }] of Object.entries(hostile)) {
-    add(`torch-${name}`, 18, async (dir) => {
-      const r = await run(['convert', join(TORCH, 'hostile', `${name}.pt`), 'out.safetensors'], {
-        cwd: dir,
-      });
-      const clean = cleanFailure(r, dir);
-      const ran = creates !== undefined && existsSync(join(dir, creates));
-      return {
-        result: r,
-        ok: clean.ok && !ran && r.stderr.toLowerCase().includes(error) && r.rss < 512 * MB,
-        left: clean.left,
-        note: ran ? `${creates} was created` : '',
-      };
-    });
-  }
-  add('torch-deep-nesting', 18, async (dir) => {
-    // {'a': {'a': ... {}}}: per level EMPTY_DICT, MARK, BINUNICODE 'a'; a SETITEMS per level.
-    const depth = size(1_000_000, 100_000);
-    const level = Buffer.from([0x7d, 0x28, 0x58, 1, 0, 0, 0, 0x61]);
-    const pickle = Buffer.concat([
-      Buffer.from([0x80, 0x02]),
-      Buffer.alloc(depth * level.length).fill(level),
-      Buffer.from([0x7d]),
-      Buffer.alloc(depth, 0x75),
-      Buffer.from([0x2e]),
-    ]);
-    const path = join(dir, 'deep.pt');
-    writeFileSync(
-      path,
-      zip([
-        { name: 'archive/data.pkl', data: pickle },
-        { name: 'archive/byteorder', data: Buffer.from('little') },
-      ]),
-    );
-    const r = await run(['inspect', path], { cwd: dir });
-    return { result: r, ...cleanFailure(r, dir, ['deep.pt']) };
-  });
-}
-
-}
-
-// 2: large .safetensors headers, read in one pass: a shape of millions of dims, and a header of
-// many tensors whose last key repeats the first (the one-pass scan gives up at its end, and the
-// strict reader words the error), each in time and memory linear in the header
-/** A .safetensors file whose header is `json` (written as is, padded to 8 bytes), with `data` bytes. */
-function rawSafetensors(json, dataBytes) {
-  const body = Buffer.from(json.padEnd(Math.ceil(json.length / 8) * 8, ' '), 'utf8');
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(body.length));
-  return Buffer.concat([len, body, Buffer.alloc(dataBytes)]);
-}
-const HEADER_DIMS = size(10_000_000, 1_000_000);
-const HEADER_TENSORS = size(1_000_000, 100_000);
-for (const [id, file, message] of [
-  [
-    'headers-million-dims',
-    () =>
-      rawSafetensors(
-        `{"a":{"dtype":"U8","shape":[${'2,'.repeat(HEADER_DIMS - 1)}2],"data_offsets":[0,1]}}`,
-        1,
-      ),
-    'needs a number of bytes beyond 2^53-1',
-  ],
-  [
-    'headers-last-key-repeated',
-    () => {
-      const parts = [];
-      for (let k = 0; k < HEADER_TENSORS; k++) {
-        parts.push(`"t${k}":{"dtype":"U8","shape":[1],"data_offsets":[${k},${k + 1}]}`);
-      }
-      parts.push(`"t0":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}`);
-      return rawSafetensors(`{${parts.join(',')}}`, HEADER_TENSORS);
-    },
-    "duplicate key 't0'",
-  ],
-]) {
-  add(id, 2, async (dir) => {
-    writeFileSync(join(dir, 'h.safetensors'), file());
-    const r = await run(['inspect', join(dir, 'h.safetensors')], { timeoutMs: 120_000 });
-    const { ok, left } = cleanFailure(r, dir, ['h.safetensors']);
-    const bounded = within(r.ms, 30_000) && r.rss < size(900, 300) * MB;
-    return { result: r, ok: ok && bounded && r.stderr.includes(message), left };
-// 5: gather-elements along the last axis reads indices in a .npy by blocks of rows. A truncated
-// indices file, one whose header claims far more than the file holds, and a bad index in the
-// last block are each one line naming the problem, exit 1, no output left, and memory bounded by
-// what the files hold.
-{
-  const rowsData = (dir, rows, width) =>
-    writeFileSync(join(dir, 'd.npy'), npy('<f4', [rows, width], float32s(rows * width)));
-  const gatherRows = (dir) =>
-    run(
-      [
-        'gather-elements',
-        join(dir, 'd.npy'),
-        join(dir, 'i.npy'),
-        '--axis',
-        '1',
-        '-o',
-        join(dir, 'o.npy'),
-      ],
-      {
-        timeoutMs: 60_000,
-      },
-    );
-
-  add('ge-rows-truncated-indices', 5, async (dir) => {
-    rowsData(dir, 4, 8);
-    const full = npy('<i8', [4, 8], int64s(Array.from({ length: 32 }, (_, i) => i % 8)));
-    writeFileSync(join(dir, 'i.npy'), full.subarray(0, full.length - 20));
-    const r = await gatherRows(dir);
-    const f = cleanFailure(r, dir, ['d.npy', 'i.npy']);
-    return { result: r, ok: f.ok && r.stderr.includes('truncated'), left: f.left };
-  });
-
-  add('ge-rows-header-claims-more', 5, async (dir) => {
-    rowsData(dir, 4, 8);
-    writeFileSync(join(dir, 'i.npy'), npy('<i8', [4, 1 << 30], int64s([0, 1, 2, 3])));
-    const r = await gatherRows(dir);
-    const f = cleanFailure(r, dir, ['d.npy', 'i.npy']);
-    return {
-      result: r,
-      ok: f.ok && r.stderr.includes('truncated') && r.rss < 300 * MB,
-      left: f.left,
-    };
-  });
-
-  add('ge-rows-bad-index-last-block', 5, async (dir) => {
-    // Rows of 512 int64 indices (4 KiB): 1100 rows are two blocks of 4 MiB of rows.
-    const rows = 1100;
-    rowsData(dir, rows, 16);
-    const ids = Array.from({ length: rows * 512 }, (_, i) => i % 16);
-    ids[(rows - 1) * 512 + 5] = 16;
-    writeFileSync(join(dir, 'i.npy'), npy('<i8', [rows, 512], int64s(ids)));
-    const r = await gatherRows(dir);
-    const f = cleanFailure(r, dir, ['d.npy', 'i.npy']);
-    const where = `index 16 out of range [-16, 15] at indices[${rows - 1},5]`;
-    return { result: r, ok: f.ok && r.stderr.includes(where), left: f.left };
-  });
-}
-
   });
 }
 
