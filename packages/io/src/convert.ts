@@ -17,9 +17,9 @@ import { looksLike } from './looks-like.js';
 import { npyDescr } from './npy.js';
 import { safetensorsDtypeName } from './safetensors.js';
 
-export type TensorFormat = 'npy' | 'npz' | 'safetensors';
+export type TensorFormat = 'npy' | 'npz' | 'safetensors' | 'gguf';
 
-export const TENSOR_FORMATS: readonly TensorFormat[] = ['npy', 'npz', 'safetensors'];
+export const TENSOR_FORMATS: readonly TensorFormat[] = ['npy', 'npz', 'safetensors', 'gguf'];
 
 /** True for the dtypes that {@link widenToFloat32} converts. */
 export function isWidenable(dtype: Dtype): boolean {
@@ -97,8 +97,9 @@ export function formatOfMagic(head: Uint8Array): TensorFormat {
     return 'npz';
   }
   if (head[8] === 0x7b) return 'safetensors';
+  if (head[0] === 0x47 && head[1] === 0x47 && head[2] === 0x55 && head[3] === 0x46) return 'gguf';
   throw new TensorOpsError(
     'E_FORMAT',
-    `not a .npy, .npz or .safetensors file: ${looksLike(head) ?? 'its first bytes are none of theirs'}`,
+    `not a .npy, .npz, .safetensors or .gguf file: ${looksLike(head) ?? 'its first bytes are none of theirs'}`,
   );
 }

@@ -112,7 +112,8 @@ export async function openDataInput(
       // Over the network only the ranges a gather needs are fetched, however small the tensor: a
       // file read by batches of ranges is one whose every read is a round trip.
       (stored.nbytes >= minBytes || canReadMany(file)) &&
-      rangeReadable(stored);
+      // A quantized tensor is gathered by whole rows (io reads the rows it needs).
+      (rangeReadable(stored) || stored.quantized !== undefined);
     if (ranged) return { kind: 'file', file, stored };
     const tensor = await file.read(stored);
     await file.close();

@@ -4,6 +4,7 @@
 
 import { formatOfPath, type TensorFormat } from '../convert.js';
 import { blobSource } from './blob-source.js';
+import { ggufReader } from './gguf-file.js';
 import { npyReader } from './npy-file.js';
 import { npzReaderWeb } from './npz-zipjs.js';
 import { type FormatReaders, openTensorSource } from './open.js';
@@ -16,6 +17,7 @@ const READERS: FormatReaders = {
   npy: npyReader,
   npz: npzReaderWeb,
   safetensors: safetensorsReader,
+  gguf: ggufReader,
 };
 
 export interface OpenBlobOptions {

@@ -6,6 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import { formatOfMagic, type TensorFormat } from '../convert.js';
+import { readGgufHeader } from '../gguf/read-header.js';
 import { npyDataOffset, readNpyHeader } from '../npy.js';
 import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.js';
 import { Prefix } from './prefix.js';
@@ -24,6 +25,11 @@ async function declaredLength(prefix: Prefix, format: TensorFormat): Promise<num
     const header = parseSafetensorsHeader(await prefix.take(8 + length));
     // One byte more, so that the reader can refuse data after the last tensor, as for a file.
     return header.dataOffset + header.dataBytes + 1;
+  }
+  if (format === 'gguf') {
+    const header = await readGgufHeader(undefined, (n) => prefix.take(n), MAX_STREAM_BYTES);
+    // Bytes after the last tensor's data are not part of it (gguf-py ignores them too).
+    return header.dataEnd;
   }
   // A zip's directory is at its end: all of it is needed.
   return MAX_STREAM_BYTES;

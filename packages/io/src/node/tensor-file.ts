@@ -1,9 +1,10 @@
 // Tensor files by format. This is the only place that picks one: by extension (.npy, .npz,
-// .safetensors), else by the first bytes. Each format's file code sits in its own module.
+// .safetensors, .gguf), else by the first bytes. Each format's file code sits in its own module.
 
 import { checkTensor, type Dtype, type Tensor, TensorOpsError } from '@tensorops/core';
 import { formatOfPath, storedDtype, type TensorFormat } from '../convert.js';
 import { fileError } from '../file/errors.js';
+import { ggufReader } from '../file/gguf-file.js';
 import { npyReader } from '../file/npy-file.js';
 import { type FormatReaders, openTensorSource } from '../file/open.js';
 import { type OpenUrlOptions, openUrlWith } from '../file/open-url.js';
@@ -32,6 +33,7 @@ const READERS: FormatReaders = {
   npy: npyReader,
   npz: npzReader,
   safetensors: safetensorsReader,
+  gguf: ggufReader,
 };
 
 function openFrom(source: ByteSource, format: TensorFormat | undefined): Promise<TensorFile> {
@@ -153,6 +155,9 @@ export async function encodeTensors(
 ): Promise<EncodedTensors> {
   const notes: WriteNote[] = [];
   try {
+    if (format === 'gguf') {
+      throw new TensorOpsError('E_VALUE', 'tensorops reads .gguf files and does not write them');
+    }
     if (format === 'npy' && entries.length !== 1) {
       throw new TensorOpsError(
         'E_VALUE',

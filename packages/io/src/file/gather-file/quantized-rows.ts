@@ -1,0 +1,104 @@
+// A gather from a quantized GGUF tensor, whose bytes are blocks of values, not values: it reads
+// whole rows (ne0 elements, ne0 / blockSize blocks, contiguous) and dequantizes them. Along any
+// axis but the last, an output block is whole rows, and only the rows the indices pick are read,
+// each once per chunk (over HTTP in one batch of ranges, which neighbouring rows share). Along
+// the last axis every row is read, a chunk of rows at a time, and its picked elements kept.
+
+import { ZERO_FILL } from '@tensorops/core/internal';
+import type { GgmlType } from '../../gguf/ggml-types.js';
+import { dequantizeRows, quantizedRow } from '../gguf-file.js';
+import type { RunContext } from './context.js';
+import { type PendingRead, runReads } from './reads.js';
+
+export function quantizedGather(ctx: RunContext, type: GgmlType): AsyncIterable<Uint8Array> {
+  const row = quantizedRow(ctx.stored, type);
+  const innerElements = ctx.plan.blockBytes / 4;
+  return innerElements % row.length === 0 && row.length > 0
+    ? wholeRows(ctx, type, row, innerElements / row.length)
+    : elementsOfRows(ctx, type, row);
+}
+
+type Row = ReturnType<typeof quantizedRow>;
+
+/** Output blocks of `rowsPerBlock` whole rows: reads the blocks the positions name, once each. */
+async function* wholeRows(
+  ctx: RunContext,
+  type: GgmlType,
+  row: Row,
+  rowsPerBlock: number,
+): AsyncIterable<Uint8Array> {
+  const { batch, outer, axisSize, perBatch, blockBytes, positions } = ctx.plan;
+  const sourceBytes = rowsPerBlock * row.bytes;
+  const perChunk = Math.max(1, Math.floor(ctx.chunkBytes / Math.max(1, blockBytes)));
+  const total = batch * outer * perBatch;
+  for (let first = 0; first < total; first += perChunk) {
+    const count = Math.min(perChunk, total - first);
+    // Source block of each output block in this chunk (-1: zero-filled), and one read per block.
+    const sources = new Float64Array(count);
+    const reads = new Map<number, PendingRead>();
+    for (let k = 0; k < count; k++) {
+      const i = first + k;
+      const j = i % perBatch;
+      const region = (i - j) / perBatch; // b * outer + o
+      const b = Math.floor(region / outer);
+      const p = positions[b * perBatch + j] as number;
+      const source = p === ZERO_FILL ? -1 : region * axisSize + p;
+      sources[k] = source;
+      if (source >= 0 && !reads.has(source)) {
+        reads.set(source, {
+          position: ctx.offset + source * sourceBytes,
+          target: new Uint8Array(sourceBytes),
+        });
+      }
+    }
+    await runReads(
+      ctx,
+      [...reads.values()].sort((x, y) => x.position - y.position),
+    );
+    const values = new Map<number, Uint8Array>();
+    for (const [source, read] of reads) {
+      values.set(source, dequantizeRows(type, read.target, rowsPerBlock * row.length));
+    }
+    const out = new Uint8Array(count * blockBytes);
+    for (let k = 0; k < count; k++) {
+      const value = values.get(sources[k] as number);
+      if (value !== undefined) out.set(value, k * blockBytes);
+    }
+    yield out;
+  }
+}
+
+/** The gather axis is the last: each region is one row, read and dequantized whole. */
+async function* elementsOfRows(
+  ctx: RunContext,
+  type: GgmlType,
+  row: Row,
+): AsyncIterable<Uint8Array> {
+  const { batch, outer, perBatch, positions } = ctx.plan;
+  const rows = batch * outer;
+  const rowsPerChunk = Math.max(
+    1,
+    Math.floor(ctx.chunkBytes / Math.max(4, row.length * 4, perBatch * 4)),
+  );
+  for (let first = 0; first < rows; first += rowsPerChunk) {
+    const count = Math.min(rowsPerChunk, rows - first);
+    const read = {
+      position: ctx.offset + first * row.bytes,
+      target: new Uint8Array(count * row.bytes),
+    };
+    await runReads(ctx, [read]);
+    const bytes = dequantizeRows(type, read.target, count * row.length);
+    // As 32-bit words, not floats: a NaN is copied with its payload.
+    const values = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+    const out = new Uint32Array(count * perBatch);
+    for (let r = 0; r < count; r++) {
+      const b = Math.floor((first + r) / outer);
+      for (let j = 0; j < perBatch; j++) {
+        const p = positions[b * perBatch + j] as number;
+        // Zero-filled positions stay 0.
+        if (p !== ZERO_FILL) out[r * perBatch + j] = values[r * row.length + p] as number;
+      }
+    }
+    yield new Uint8Array(out.buffer);
+  }
+}
