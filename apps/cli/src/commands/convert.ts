@@ -1,7 +1,9 @@
 import { parseOutputRef } from '@tensorops/io';
 import {
   openTensorFile,
+  quantizedBlocks,
   resolveTensorRefOnDisk,
+  type StoredTensor,
   streamOfTensor,
   type TensorFile,
 } from '@tensorops/io/node';
@@ -17,7 +19,8 @@ import { type CommandSpec, examples } from './command.js';
 
 export const convertCommand: CommandSpec = {
   command: 'convert <in> <out>',
-  describe: 'convert between .npy, .npz and .safetensors bit for bit, or to JSON, CSV, TSV',
+  describe:
+    'convert between .npy, .npz and .safetensors bit for bit (and from .gguf), or to JSON, CSV, TSV',
   // OUT is the target, and it is never shown as a view on a terminal.
   options: {
     ...outputFlags('format', 'json', 'force', 'header', 'quiet'),
@@ -25,6 +28,11 @@ export const convertCommand: CommandSpec = {
     compress: {
       type: 'boolean',
       describe: 'deflate .npz members (np.savez_compressed); default stored, like np.savez',
+    },
+    'keep-quantized': {
+      type: 'boolean',
+      describe:
+        ".gguf: write quantized tensors as their ggml blocks, uint8 rows as gguf-py's tensor.data, each one's ggml type in .safetensors __metadata__ as ggml_type.NAME (.npy and .npz have no place for it: a note says so); default: dequantized to float32",
     },
   },
   refuses: { output: 'convert writes to OUT; -o is not used' },
@@ -50,6 +58,7 @@ export const convertCommand: CommandSpec = {
           ['$0 convert data.npy data.safetensors:x', 'a .npy tensor stored under the name x'],
           ['$0 convert arrays.npz:x x.csv', 'one tensor as CSV (numpy.loadtxt reads it back)'],
           ['$0 convert data.npy - --format tsv | head', 'tab-separated text on stdout'],
+          ['$0 convert model.gguf:token_embd.weight embd.npy', 'a GGUF tensor, dequantized'],
         ]),
       ),
   run: async (args, io) => {
@@ -97,11 +106,16 @@ export const convertCommand: CommandSpec = {
       }
       // stream() checks every dtype now (F4/F6 are refused before any file is created); the
       // data itself is read while the output is written.
-      const entries = picked.map((t) => ({ name: t.name ?? undefined, data: file.stream(t) }));
+      const keep = args['keep-quantized'] === true;
+      const entries = picked.map((t) => ({
+        name: t.name ?? undefined,
+        data: file.stream(keep ? quantizedBlocks(t) : t),
+      }));
+      const metadata = name === undefined ? file.metadata : null;
       return {
         kind: 'tensors',
         entries,
-        metadata: name === undefined ? file.metadata : null,
+        metadata: keep ? withGgmlTypes(metadata, picked) : metadata,
         output,
         compress: args.compress === true,
         label: 'convert',
@@ -113,3 +127,14 @@ export const convertCommand: CommandSpec = {
     }
   },
 };
+
+/** `metadata` and, for each quantized tensor, `ggml_type.NAME`: its ggml type (Q4_K). */
+function withGgmlTypes(
+  metadata: Readonly<Record<string, string>> | null,
+  tensors: readonly StoredTensor[],
+): Readonly<Record<string, string>> | null {
+  const types = tensors.flatMap((t) =>
+    t.quantized === undefined ? [] : [[`ggml_type.${t.name ?? ''}`, t.quantized.name] as const],
+  );
+  return types.length === 0 ? metadata : { ...metadata, ...Object.fromEntries(types) };
+}

@@ -1,6 +1,7 @@
 import { formatBytes } from '../format/bytes.js';
 import { type CliIO, writeAll } from '../run/cli-io.js';
 import { printable } from '../ui/layout.js';
+import { ggufLines } from './inspect-gguf.js';
 import type { InspectReport } from './inspect-report.js';
 import { inspectRows } from './inspect-rows.js';
 import type { OutputOptions } from './options.js';
@@ -43,7 +44,7 @@ export async function emitInspect(
       color: options.color,
       title,
     });
-    await writeAll(io.stdout, notTensorLines(report) + metadataLines(report.metadata));
+    await writeAll(io.stdout, notTensorLines(report) + metadataLines(report));
   }
 }
 
@@ -53,7 +54,8 @@ function notTensorLines(report: InspectReport): string {
     .join('');
 }
 
-function metadataLines(metadata: Readonly<Record<string, string>> | null): string {
+function metadataLines({ metadata, gguf }: InspectReport): string {
+  if (gguf !== undefined) return ggufLines(gguf);
   if (metadata === null) return '';
   const lines = Object.entries(metadata).map(([k, v]) => `  ${printable(k)}: ${printable(v)}\n`);
   return `metadata:\n${lines.join('')}`;
@@ -131,5 +133,5 @@ export function inspectTable(report: InspectReport): string {
   if (sharded) header.splice(5, 0, 'shard');
   // Concatenated, not spread into push(): a file of 10^5 tensors would overflow the call stack.
   const table = lines.concat(columns(header, rows, new Set([3, 4])));
-  return `${table.join('\n')}\n${notTensorLines(report)}${metadataLines(report.metadata)}`;
+  return `${table.join('\n')}\n${notTensorLines(report)}${metadataLines(report)}`;
 }

@@ -57,6 +57,22 @@ export function readGgufSourceHeader(source: ByteSource): Promise<GgufHeader> {
   );
 }
 
+/**
+ * A quantized tensor as its stored blocks: uint8 rows of ne0 / blockSize * typeSize bytes (the
+ * shape gguf-py's GGUFReader gives its `data`), read as they are.
+ */
+export function quantizedBlocks(t: StoredTensor): StoredTensor {
+  const { quantized, ...rest } = t;
+  if (quantized === undefined) return t;
+  const row = quantizedRow(t, quantized);
+  return {
+    ...rest,
+    dtype: 'uint8',
+    displayDtype: 'uint8',
+    shape: [...t.shape.slice(0, -1), row.bytes],
+  };
+}
+
 /** Elements of one row (ne0) of a quantized tensor, and its bytes as stored. */
 export function quantizedRow(t: StoredTensor, type: GgmlType): { length: number; bytes: number } {
   const length = t.shape[t.shape.length - 1] ?? 1;

@@ -11,10 +11,12 @@ export {
   type StreamGatherStream,
 } from '../file/gather-file/stream-sweep.js';
 export type {
+  GgufInfo,
   ShardedInfo,
   StoredTensor,
   TensorFile,
 } from '../file/stored.js';
+export { quantizedBlocks } from '../file/gguf-file.js';
 export {
   type ChunkOptions,
   collectStream,
@@ -22,6 +24,7 @@ export {
   type TensorStream,
   widenStream,
 } from '../file/tensor-stream.js';
+export type { GgufArray, GgufEntry, GgufValue } from '../gguf/metadata.js';
 export { type NpyStreamOptions, openNpyStream } from './npy-stream.js';
 export { gatherFromPipe, type PipeGather } from './pipe-gather.js';
 export {
