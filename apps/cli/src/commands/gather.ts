@@ -29,7 +29,7 @@ export const gatherCommand: CommandSpec = {
       y.positional('data', {
         type: 'string',
         describe:
-          'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, or - (.npy on stdin)',
+          'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, FILE.gguf:NAME, or - (.npy on stdin)',
       }),
       'integer index tensor',
     ).example(

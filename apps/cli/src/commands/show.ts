@@ -32,7 +32,8 @@ export const showCommand: CommandSpec = {
     y
       .positional('ref', {
         type: 'string',
-        describe: 'FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, or - (.npy on stdin)',
+        describe:
+          'FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, FILE.gguf:NAME, or - (.npy on stdin)',
       })
       .example(
         examples([
