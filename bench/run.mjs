@@ -3,9 +3,10 @@
 // from a pipe; W9, ids as text to rows as CSV, against numpy's loadtxt + take + savetxt), then
 // tensorops' kernels in-process next to a warm memcpy of the same output size, numpy and
 // onnxruntime-node; last, `linear`: whole processes on inputs 10x apart, to show that indices,
-// text and headers are parsed in time linear in their size. See docs/performance.md.
+// text and headers are parsed in time linear in their size; `gguf`: token rows of quantized GGUF
+// embeddings against gguf-py. See docs/performance.md.
 //
-//   node bench/run.mjs [tiny W1 W2 ... W9 linear] [--quick] [--runs N] [--warmup N] [--thp]
+//   node bench/run.mjs [tiny W1 W2 ... W9 linear gguf] [--quick] [--runs N] [--warmup N] [--thp]
 //                      [--no-numpy] [--no-ort] [--no-install] [--json FILE]
 //
 // Every peer's output is compared with tensorops' (sha256 of the bytes, and the shape) before
@@ -23,6 +24,7 @@ import {
   writeNpy,
   writeText,
 } from './lib/data.mjs';
+import { ggufBench } from './lib/gguf.mjs';
 import { benchIndexText } from './lib/index-text.mjs';
 import { linearBench } from './lib/linear.mjs';
 import { probeNumpy, runNumpy } from './lib/numpy.mjs';
@@ -39,7 +41,7 @@ import {
 import { WORKLOADS } from './lib/workloads.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [tiny W1..W9 linear ...] [--quick] [--runs N] [--warmup N] [--thp] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
+  'usage: node bench/run.mjs [tiny W1..W9 linear gguf ...] [--quick] [--runs N] [--warmup N] [--thp] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
 
 function parseArgs(argv) {
   const o = {
@@ -59,7 +61,7 @@ function parseArgs(argv) {
       return v;
     };
     if (/^W[1-9]$/i.test(a)) o.ids.push(a.toUpperCase());
-    else if (a === 'tiny' || a === 'linear') o.ids.push(a);
+    else if (a === 'tiny' || a === 'linear' || a === 'gguf') o.ids.push(a);
     else if (a === '--quick') o.quick = true;
     else if (a === '--thp') o.thp = true;
     else if (a === '--runs') o.runs = num();
@@ -74,7 +76,7 @@ function parseArgs(argv) {
     } else throw new Error(`unknown argument ${a}\n${USAGE}`);
   }
   if (o.ids.length === 0)
-    o.ids = ['tiny', 'W8', 'W9', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'linear'];
+    o.ids = ['tiny', 'W8', 'W9', 'gguf', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'linear'];
   o.runs ??= o.quick ? 3 : 7;
   o.warmup ??= o.quick ? 1 : 2;
   return o;
@@ -325,12 +327,13 @@ async function main() {
   const rows = [];
   const whole = [];
   try {
-    for (const id of ['tiny', 'W8', 'W9'].filter((x) => opts.ids.includes(x))) {
+    for (const id of ['tiny', 'W8', 'W9', 'gguf'].filter((x) => opts.ids.includes(x))) {
       try {
-        const r = await runWholeProcess(id, opts, ctx);
-        if (!r.verified) ctx.failed = true;
-        whole.push(r);
-        printWhole(r);
+        for (const r of [await runWholeProcess(id, opts, ctx)].flat()) {
+          if (!r.verified) ctx.failed = true;
+          whole.push(r);
+          printWhole(r);
+        }
       } catch (e) {
         // e.g. apps/cli/dist not built: the kernel table is still worth printing
         whole.push({ id, error: String(e.message).split('\n')[0] });
@@ -398,6 +401,7 @@ async function main() {
 async function runWholeProcess(id, opts, ctx) {
   const python = ctx.numpy.version ? ctx.numpy.executable : null;
   if (id === 'W9') return runTextPipeline(opts, ctx, python);
+  if (id === 'gguf') return ggufBench(opts, ctx, python);
   if (id === 'tiny') {
     process.stderr.write('bench: tiny gather, whole process\n');
     writeNpy(join(ctx.dir, 'tiny.npy'), randomBits('float32', [4, 12], 5));
@@ -479,6 +483,10 @@ function printWhole(r) {
     checks.push(verdict('tiny vs numpy', numpy && ours && ours.ms / numpy.ms, 0.9));
   } else if (r.id === 'W9') {
     checks.push(verdict('W9 wall vs numpy', numpy && ours && ours.ms / numpy.ms, 0.5));
+  } else if (r.id === 'gguf') {
+    checks.push(
+      verdict(`gguf ${r.type} wall vs gguf-py`, numpy && ours && ours.ms / numpy.ms, 0.5),
+    );
   } else {
     const stdin = r.rows.find((p) => p.role === 'stdin');
     const pipe = r.rows.find((p) => p.role === 'pipe');

@@ -108,12 +108,14 @@ export async function openDataInput(
   try {
     const stored = pickTensor(file, name);
     const ranged =
-      stored.dtype !== undefined &&
-      // Over the network only the ranges a gather needs are fetched, however small the tensor: a
-      // file read by batches of ranges is one whose every read is a round trip.
-      (stored.nbytes >= minBytes || canReadMany(file)) &&
-      // A quantized tensor is gathered by whole rows (io reads the rows it needs).
-      (rangeReadable(stored) || stored.quantized !== undefined);
+      // A quantized tensor is gathered by whole rows, whatever its size: only the rows it needs
+      // are read and dequantized.
+      stored.quantized !== undefined ||
+      (stored.dtype !== undefined &&
+        // Over the network only the ranges a gather needs are fetched, however small the tensor:
+        // a file read by batches of ranges is one whose every read is a round trip.
+        (stored.nbytes >= minBytes || canReadMany(file)) &&
+        rangeReadable(stored));
     if (ranged) return { kind: 'file', file, stored };
     const tensor = await file.read(stored);
     await file.close();

@@ -20,7 +20,11 @@ export function quantizedGather(ctx: RunContext, type: GgmlType): AsyncIterable<
 
 type Row = ReturnType<typeof quantizedRow>;
 
-/** Output blocks of `rowsPerBlock` whole rows: reads the blocks the positions name, once each. */
+/**
+ * Output blocks of `rowsPerBlock` whole rows. Per output chunk: the distinct source blocks it
+ * needs, in file order, read into one buffer (a run of neighbours in one read) and dequantized in
+ * one call, then copied out in the order the positions ask for them.
+ */
 async function* wholeRows(
   ctx: RunContext,
   type: GgmlType,
@@ -33,36 +37,36 @@ async function* wholeRows(
   const total = batch * outer * perBatch;
   for (let first = 0; first < total; first += perChunk) {
     const count = Math.min(perChunk, total - first);
-    // Source block of each output block in this chunk (-1: zero-filled), and one read per block.
+    // Source block of each output block in this chunk; -1: zero-filled.
     const sources = new Float64Array(count);
-    const reads = new Map<number, PendingRead>();
     for (let k = 0; k < count; k++) {
       const i = first + k;
       const j = i % perBatch;
       const region = (i - j) / perBatch; // b * outer + o
-      const b = Math.floor(region / outer);
-      const p = positions[b * perBatch + j] as number;
-      const source = p === ZERO_FILL ? -1 : region * axisSize + p;
-      sources[k] = source;
-      if (source >= 0 && !reads.has(source)) {
-        reads.set(source, {
-          position: ctx.offset + source * sourceBytes,
-          target: new Uint8Array(sourceBytes),
-        });
-      }
+      const p = positions[Math.floor(region / outer) * perBatch + j] as number;
+      sources[k] = p === ZERO_FILL ? -1 : region * axisSize + p;
     }
-    await runReads(
-      ctx,
-      [...reads.values()].sort((x, y) => x.position - y.position),
-    );
-    const values = new Map<number, Uint8Array>();
-    for (const [source, read] of reads) {
-      values.set(source, dequantizeRows(type, read.target, rowsPerBlock * row.length));
+    const distinct = [...new Set(sources)].filter((s) => s >= 0).sort((x, y) => x - y);
+    const slot = new Map(distinct.map((s, n) => [s, n]));
+    const blocks = new Uint8Array(distinct.length * sourceBytes);
+    const reads: PendingRead[] = [];
+    for (let n = 0; n < distinct.length; ) {
+      let run = 1;
+      while (n + run < distinct.length && distinct[n + run] === (distinct[n] as number) + run)
+        run++;
+      reads.push({
+        position: ctx.offset + (distinct[n] as number) * sourceBytes,
+        target: blocks.subarray(n * sourceBytes, (n + run) * sourceBytes),
+      });
+      n += run;
     }
+    await runReads(ctx, reads);
+    const values = dequantizeRows(type, blocks, distinct.length * rowsPerBlock * row.length);
     const out = new Uint8Array(count * blockBytes);
     for (let k = 0; k < count; k++) {
-      const value = values.get(sources[k] as number);
-      if (value !== undefined) out.set(value, k * blockBytes);
+      const n = slot.get(sources[k] as number);
+      if (n !== undefined)
+        out.set(values.subarray(n * blockBytes, (n + 1) * blockBytes), k * blockBytes);
     }
     yield out;
   }
