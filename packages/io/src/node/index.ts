@@ -10,13 +10,13 @@ export {
   type StreamGatherOptions,
   type StreamGatherStream,
 } from '../file/gather-file/stream-sweep.js';
+export { quantizedBlocks } from '../file/gguf-file.js';
 export type {
   GgufInfo,
   ShardedInfo,
   StoredTensor,
   TensorFile,
 } from '../file/stored.js';
-export { quantizedBlocks } from '../file/gguf-file.js';
 export {
   type ChunkOptions,
   collectStream,
