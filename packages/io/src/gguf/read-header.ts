@@ -1,6 +1,6 @@
 // The GGUF header from any reader of a file's first bytes, fetched in growing chunks: the first
-// 256 KiB, then four times what is held (or what a long string or array needs) until the header
-// parses. A multi-megabyte tokenizer costs a few reads (few HTTP requests), never one per value,
+// 64 KiB (what an HTTP source's first request holds), then eight times what is held (or what a
+// long string or array needs) until the header parses. A multi-megabyte tokenizer costs a few reads (few HTTP requests), never one per value,
 // and the parse restarts on the bytes held, so its total work stays linear in the header.
 
 import { TensorOpsError } from '@tensorops/core';
@@ -10,7 +10,7 @@ import { type GgufHeader, parseGgufHeader } from './header.js';
 /** Headers (metadata and tensor infos) larger than this are refused: 128 MiB. */
 export const GGUF_MAX_HEADER_BYTES = 128 << 20;
 
-const FIRST_READ_BYTES = 256 << 10;
+const FIRST_READ_BYTES = 64 << 10;
 
 /**
  * Parses the header of a file of `fileSize` bytes (undefined for a stream: its size is what
@@ -37,7 +37,7 @@ export async function readGgufHeader(
           `GGUF header goes on past ${GGUF_MAX_HEADER_BYTES} bytes, the most tensorops reads`,
         );
       }
-      asked = Math.min(Math.max(error.end, held.length * 4), GGUF_MAX_HEADER_BYTES, size);
+      asked = Math.min(Math.max(error.end, held.length * 8), GGUF_MAX_HEADER_BYTES, size);
     }
   }
 }
