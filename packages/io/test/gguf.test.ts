@@ -157,6 +157,21 @@ describe('model.gguf, written by gguf-py', () => {
     });
   });
 
+  it('zero-fills out-of-range rows (oob zero) in reused output chunks', async () => {
+    const embd = model.tensors.find((t) => t.name === 'token_embd.weight') as ExpectedTensor;
+    await withFile(path, async (f) => {
+      const indices = tensorFrom('int32', [6], [1, 99, 7, 1, -100, 0]);
+      for (const chunkBytes of [256, 600, 1 << 20]) {
+        const out = gatherFromFile(f, f.get(embd.name), indices, { oob: 'zero', chunkBytes });
+        const parts: Uint8Array[] = [];
+        // Each chunk is copied before the next is asked for: the buffers take turns.
+        for await (const chunk of out.chunks({ reuse: true })) parts.push(chunk.slice());
+        const want = gather(expectedValues(embd), indices, { oob: 'zero' });
+        expect(b64(concat(parts)), `chunks of ${chunkBytes}`).toBe(b64(want.data));
+      }
+    });
+  });
+
   it('gathers token_embd.weight rows as numpy takes them from the dequantized values', async () => {
     const embd = model.tensors.find((t) => t.name === 'token_embd.weight') as ExpectedTensor;
     await withFile(path, async (f) => {

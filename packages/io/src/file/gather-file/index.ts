@@ -100,7 +100,11 @@ export function gatherFromFile(
   };
   const { quantized } = stored;
   if (quantized !== undefined) {
-    return { ...base, mode: 'rows', chunks: () => ahead(quantizedGather(ctx, quantized)) };
+    return {
+      ...base,
+      mode: 'rows',
+      chunks: (chunkOptions?: ChunkOptions) => ahead(quantizedGather(ctx, quantized, chunkOptions)),
+    };
   }
   const faster = options.mode === 'ranged' ? undefined : fasterGather(ctx, options.mode ?? 'auto');
   const run = faster?.run ?? rangedGather;

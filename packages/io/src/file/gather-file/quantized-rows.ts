@@ -5,16 +5,23 @@
 // the last axis every row is read, a chunk of rows at a time, and its picked elements kept.
 
 import { ZERO_FILL } from '@tensorops/core/internal';
+import { dequantizeInto } from '../../gguf/dequantize.js';
 import type { GgmlType } from '../../gguf/ggml-types.js';
 import { dequantizeRows, quantizedRow } from '../gguf-file.js';
+import type { ChunkOptions } from '../tensor-stream.js';
 import type { RunContext } from './context.js';
+import { chunkAllocator } from './output-chunks.js';
 import { type PendingRead, runReads } from './reads.js';
 
-export function quantizedGather(ctx: RunContext, type: GgmlType): AsyncIterable<Uint8Array> {
+export function quantizedGather(
+  ctx: RunContext,
+  type: GgmlType,
+  options?: ChunkOptions,
+): AsyncIterable<Uint8Array> {
   const row = quantizedRow(ctx.stored, type);
   const innerElements = ctx.plan.blockBytes / 4;
   return innerElements % row.length === 0 && row.length > 0
-    ? wholeRows(ctx, type, row, innerElements / row.length)
+    ? wholeRows(ctx, type, row, innerElements / row.length, options)
     : elementsOfRows(ctx, type, row);
 }
 
@@ -22,19 +29,25 @@ type Row = ReturnType<typeof quantizedRow>;
 
 /**
  * Output blocks of `rowsPerBlock` whole rows. Per output chunk: the distinct source blocks it
- * needs, in file order, read into one buffer (a run of neighbours in one read) and dequantized in
- * one call, then copied out in the order the positions ask for them.
+ * needs, in file order, read into one buffer (a run of neighbours in one read), then each output
+ * block dequantized from its source straight into its place in the chunk.
  */
 async function* wholeRows(
   ctx: RunContext,
   type: GgmlType,
   row: Row,
   rowsPerBlock: number,
+  options: ChunkOptions | undefined,
 ): AsyncIterable<Uint8Array> {
   const { batch, outer, axisSize, perBatch, blockBytes, positions } = ctx.plan;
   const sourceBytes = rowsPerBlock * row.bytes;
   const perChunk = Math.max(1, Math.floor(ctx.chunkBytes / Math.max(1, blockBytes)));
   const total = batch * outer * perBatch;
+  // Two output buffers taking turns where the consumer allows it (a chunk is at most chunkBytes
+  // unless one output block is larger).
+  const shared = chunkAllocator(ctx, options);
+  const allocate = (length: number): Uint8Array =>
+    length <= Math.min(ctx.chunkBytes, ctx.nbytes) ? shared(length) : new Uint8Array(length);
   for (let first = 0; first < total; first += perChunk) {
     const count = Math.min(perChunk, total - first);
     // Source block of each output block in this chunk; -1: zero-filled.
@@ -61,12 +74,16 @@ async function* wholeRows(
       n += run;
     }
     await runReads(ctx, reads);
-    const values = dequantizeRows(type, blocks, distinct.length * rowsPerBlock * row.length);
-    const out = new Uint8Array(count * blockBytes);
+    const out = allocate(count * blockBytes);
+    const values = new Float32Array(out.buffer, out.byteOffset, out.length / 4);
+    const inner = blockBytes / 4;
     for (let k = 0; k < count; k++) {
       const n = slot.get(sources[k] as number);
-      if (n !== undefined)
-        out.set(values.subarray(n * blockBytes, (n + 1) * blockBytes), k * blockBytes);
+      if (n === undefined) out.fill(0, k * blockBytes, (k + 1) * blockBytes);
+      else {
+        const source = blocks.subarray(n * sourceBytes, (n + 1) * sourceBytes);
+        dequantizeInto(type, source, inner, values.subarray(k * inner, (k + 1) * inner));
+      }
     }
     yield out;
   }
