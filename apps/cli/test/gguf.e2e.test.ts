@@ -1,14 +1,15 @@
 // .gguf files through the built CLI: inspect, show, convert and gather against the fixtures gguf-py
 // wrote (scripts/fixtures/gguf.py), from disk, a FIFO and a real HTTP server on 127.0.0.1.
 
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, createWriteStream, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeNpy, decodeSafetensors } from '@tensorops/io';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GGUF_DIR } from '../../../packages/io/test/format-fixtures.js';
+import { ggufFile } from '../../../packages/io/test/gguf-bytes.js';
 import { bytesSent, serveFolder, type TestServer } from '../../../packages/io/test/http-servers.js';
-import { repoArg, tempDir, tensorops, tensoropsAsync } from './helpers.js';
+import { BIN, repoArg, tempDir, tensorops, tensoropsAsync } from './helpers.js';
 
 interface Expected {
   name: string;
@@ -156,6 +157,27 @@ describe('gather and show', () => {
     expect(r.stdout.toString().split('\n')[0]).toBe(
       '9007199254740993\t-9007199254740993\t9223372036854775807\t-9223372036854775808',
     );
+  });
+
+  it('reads a .gguf that is a regular file on stdin by ranges', () => {
+    const file = join(tempDir(), 'one.gguf');
+    const values = new Float32Array([1.5, -0, 3.25, 4]);
+    writeFileSync(
+      file,
+      ggufFile({
+        tensors: [{ name: 'w', ne: [4], type: 0, offset: 0 }],
+        data: new Uint8Array(values.buffer),
+      }),
+    );
+    const r = spawnSync(
+      'sh',
+      ['-c', 'exec "$NODE" "$0" gather - --indices 2,1 --json < "$1"', BIN, file],
+      {
+        env: { PATH: process.env.PATH ?? '', NODE: process.execPath },
+      },
+    );
+    expect(r.stderr.toString()).toBe('');
+    expect(r.stdout.toString()).toBe('{"dtype":"float32","shape":[2],"data":[3.25,-0.0]}\n');
   });
 
   it('a .gguf piped on stdin is refused in one line, as a .safetensors is', () => {
