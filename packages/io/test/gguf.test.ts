@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gather, type Tensor, tensorFrom } from '@tensorops/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ggufReader } from '../src/file/gguf-file.js';
+import type { ByteSource } from '../src/file/source.js';
 import type { GgufArray, GgufValue } from '../src/gguf/metadata.js';
 import {
   collectStream,
@@ -206,6 +208,25 @@ describe('other files', () => {
     const f = await openTensorBytes(bytes, 'weights.bin');
     expect(f.format).toBe('gguf');
     await f.close();
+  });
+
+  it('a source that ends before the size it claims is refused as truncated, not read again and again', async () => {
+    const bytes = readFileSync(join(DIR, 'model.gguf')).subarray(0, 5000);
+    let reads = 0;
+    const source: ByteSource = {
+      label: 'short.gguf',
+      size: 1 << 20,
+      read: async (target, position) => {
+        reads++;
+        const part = bytes.subarray(Math.min(position, bytes.length), position + target.length);
+        target.set(part);
+        return part.length;
+      },
+      close: async () => {},
+    };
+    const error = await expectRejection(ggufReader(source));
+    expect(error.message).toMatch(/^GGUF .* the file ends after/);
+    expect(reads).toBeLessThanOrEqual(2);
   });
 
   it('from a stream: reads the header, then exactly the data it declares', async () => {

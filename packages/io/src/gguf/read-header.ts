@@ -25,8 +25,9 @@ export async function readGgufHeader(
   let asked = Math.min(FIRST_READ_BYTES, fileSize ?? FIRST_READ_BYTES);
   for (;;) {
     const held = await firstBytes(asked);
-    // A stream that ends before the bytes asked for has told its size.
-    const size = fileSize ?? (held.length < asked ? held.length : streamLimit);
+    // A stream that ends before the bytes asked for has told its size; a file that does so is
+    // shorter than it said, and is parsed as what it holds (so the parse ends, as truncated).
+    const size = held.length < asked ? held.length : (fileSize ?? streamLimit);
     try {
       return parseGgufHeader(held, size);
     } catch (error) {
