@@ -2,7 +2,7 @@
 // from disk, from a stream and from a real HTTP server on 127.0.0.1, and hostile headers built
 // byte by byte (gguf-bytes.ts), each refused with one line.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -18,6 +18,7 @@ import {
   openTensorFile,
   readDeclaredBytes,
   type TensorFile,
+  writeTensorFile,
 } from '../src/node/index.js';
 import { GGUF_DIR as DIR } from './format-fixtures.js';
 import {
@@ -201,6 +202,20 @@ describe('other files', () => {
     const error = await expectRejection(openTensorFile(join(DIR, 'big-endian.gguf')));
     expect(error.code).toBe('E_FORMAT');
     expect(error.message).toMatch(/big-endian .*only little-endian GGUF files can be read$/);
+  });
+
+  it('is read, never written: writing a .gguf is refused before any file is made', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tensorops-gguf-write-'));
+    try {
+      const path = join(dir, 'out.gguf');
+      const error = await expectRejection(
+        writeTensorFile(path, tensorFrom('float32', [2], [1, 2])),
+      );
+      expect(error.message).toBe(`${path}: tensorops reads .gguf files and does not write them`);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('is recognised by its magic bytes under any name', async () => {
