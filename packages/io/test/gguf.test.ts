@@ -142,9 +142,9 @@ describe('model.gguf, written by gguf-py', () => {
       for (const expected of model.tensors.filter((t) => !PLAIN.has(t.type))) {
         const t = f.get(expected.name);
         const values = expectedValues(expected);
-        const [rows = 1, cols = 1] = expected.shape;
-        for (const axis of [0, 1, -1]) {
-          const size = axis === 0 ? rows : cols;
+        const rank = expected.shape.length;
+        for (let axis = -1; axis < rank; axis++) {
+          const size = expected.shape[(axis + rank) % rank] as number;
           const picks = [size - 1, 0, size - 1, Math.floor(size / 2)];
           const indices = tensorFrom('int32', [2, 2], picks);
           for (const chunkBytes of [4, 200, 1 << 20]) {
