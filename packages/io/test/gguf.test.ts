@@ -160,6 +160,25 @@ describe('model.gguf, written by gguf-py', () => {
     });
   });
 
+  it('gathers quantized rows with batch dims, as core gathers the dequantized values', async () => {
+    const q3 = model.tensors.find((t) => t.name === 'quant3d.Q4_0') as ExpectedTensor;
+    await withFile(path, async (f) => {
+      const [batch = 0, rows = 0, cols = 0] = q3.shape;
+      for (const [axis, size] of [
+        [1, rows],
+        [2, cols],
+      ] as const) {
+        const picks = Array.from({ length: batch * 3 }, (_, i) => (i * 7) % size);
+        const indices = tensorFrom('int32', [batch, 3], picks);
+        const out = gatherFromFile(f, f.get(q3.name), indices, { axis, batchDims: 1 });
+        const want = gather(expectedValues(q3), indices, { axis, batchDims: 1 });
+        const got = await collectStream(out);
+        expect(got.shape).toEqual(want.shape);
+        expect(b64(got.data), `axis ${axis}`).toBe(b64(want.data));
+      }
+    });
+  });
+
   it('zero-fills out-of-range rows (oob zero) in reused output chunks', async () => {
     const embd = model.tensors.find((t) => t.name === 'token_embd.weight') as ExpectedTensor;
     await withFile(path, async (f) => {
