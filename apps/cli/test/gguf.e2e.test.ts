@@ -74,6 +74,14 @@ describe('inspect', () => {
     );
   });
 
+  it('--verify reads every tensor, dequantizing the quantized ones', () => {
+    const r = tensorops(['inspect', MODEL, '--verify']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /^tensorops: verified .*model\.gguf: 33 tensors, .* read \(each tensor fills its declared size\)\n$/,
+    );
+  });
+
   it('--help says a GGUF shape is ne reversed', () => {
     expect(tensorops(['inspect', '--help']).stdout.toString()).toMatch(
       /GGUF shape is numpy order, its ne\s+reversed/,
