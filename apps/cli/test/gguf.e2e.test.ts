@@ -148,6 +148,15 @@ describe('gather and show', () => {
     expect(b64(decodeNpy(readFileSync(out)).data)).toBe(EMBD.gathered?.b64);
   });
 
+  it('show --head reads and dequantizes the first rows only', () => {
+    const r = tensorops(['show', `${MODEL}:token_embd.weight`, '--head', '2', '--format', 'npy']);
+    expect(r.stderr).toBe('');
+    const head = decodeNpy(r.stdout);
+    expect(head.shape).toEqual([2, 64]);
+    const values = Buffer.from(EMBD.values.b64, 'base64');
+    expect(b64(head.data)).toBe(b64(values.subarray(0, 2 * 64 * 4)));
+  });
+
   it('shows plain tensors exactly, int64 beyond 2^53 included', () => {
     const r = tensorops(['show', `${MODEL}:plain.i64`]);
     expect(r.stdout.toString()).toBe(
