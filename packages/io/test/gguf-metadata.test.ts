@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseGgufHeader } from '../src/gguf/header.js';
-import type { GgufValue } from '../src/gguf/metadata.js';
+import { GGUF_VALUE_TYPES, type GgufValue } from '../src/gguf/metadata.js';
 import { readGgufHeader } from '../src/gguf/read-header.js';
 import { concat, ggufFile, ggufString, u32, u64 } from './gguf-bytes.js';
 
@@ -16,22 +16,6 @@ interface Written {
   readonly value: GgufValue;
   readonly bytes: Uint8Array;
 }
-
-const TYPE_NAMES = [
-  'uint8',
-  'int8',
-  'uint16',
-  'int16',
-  'uint32',
-  'int32',
-  'float32',
-  'bool',
-  'string',
-  'array',
-  'uint64',
-  'int64',
-  'float64',
-];
 
 function number(type: number, size: number, set: (v: DataView, x: never) => void) {
   return (x: number | bigint): Written => {
@@ -70,7 +54,7 @@ const value: fc.Arbitrary<Written> = fc.letrec<{ value: Written; array: Written 
     const kept = items.filter((i) => i.type === itemType);
     return {
       type: 9,
-      value: { itemType: TYPE_NAMES[itemType] as never, items: kept.map((i) => i.value) },
+      value: { itemType: GGUF_VALUE_TYPES[itemType] as never, items: kept.map((i) => i.value) },
       bytes: concat([u32(itemType), u64(kept.length), ...kept.map((i) => i.bytes)]),
     };
   }),
@@ -100,7 +84,7 @@ describe('GGUF metadata, property-tested', () => {
         const whole = parseGgufHeader(file, file.length);
         const expected = written.map(([key, w]) => ({
           key,
-          type: TYPE_NAMES[w.type],
+          type: GGUF_VALUE_TYPES[w.type],
           value: w.value,
         }));
         expect(grown.metadata).toEqual(expected);

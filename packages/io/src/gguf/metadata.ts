@@ -7,7 +7,7 @@ import { quote } from '../text.js';
 import type { GgufCursor } from './cursor.js';
 
 /** gguf-py's GGUFValueType names, lower case, by type id. */
-const VALUE_TYPES = [
+export const GGUF_VALUE_TYPES = [
   'uint8',
   'int8',
   'uint16',
@@ -23,7 +23,7 @@ const VALUE_TYPES = [
   'float64',
 ] as const;
 
-export type GgufValueType = (typeof VALUE_TYPES)[number];
+export type GgufValueType = (typeof GGUF_VALUE_TYPES)[number];
 
 export interface GgufArray {
   readonly itemType: GgufValueType;
@@ -61,7 +61,7 @@ const MIN_BYTES: Readonly<Record<GgufValueType, number>> = {
 function valueType(cursor: GgufCursor, what: string): GgufValueType {
   const at = cursor.position;
   const id = cursor.u32(`${what} type`);
-  const type = VALUE_TYPES[id];
+  const type = GGUF_VALUE_TYPES[id];
   if (type === undefined) {
     throw new TensorOpsError(
       'E_FORMAT',
