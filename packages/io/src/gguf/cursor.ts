@@ -34,13 +34,16 @@ export class GgufCursor {
     return this.fileSize - this.position;
   }
 
-  /** Makes sure `n` more bytes are held, naming `what` when the file ends first. */
-  private need(n: number, what: string): number {
+  /**
+   * Makes sure `n` more bytes are held, naming `what` (and `suffix`) when the file ends first.
+   * Labels are joined only for the error: a vocabulary is hundreds of thousands of reads.
+   */
+  private need(n: number, what: string, suffix = ''): number {
     const at = this.position;
     if (n > this.fileSize - at) {
       throw new TensorOpsError(
         'E_FORMAT',
-        `GGUF ${what} at offset ${at} needs ${n} bytes, the file ends after ${this.fileSize - at}`,
+        `GGUF ${what}${suffix} at offset ${at} needs ${n} bytes, the file ends after ${this.fileSize - at}`,
       );
     }
     if (at + n > this.bytes.length) throw new MoreBytesNeeded(at + n);
@@ -79,22 +82,33 @@ export class GgufCursor {
     return this.view.getBigInt64(this.need(8, what), true);
   }
 
-  /** A u64 that must fit in `max` (a count or size bounded by the file): as a number. */
-  size(what: string, max: number, why: string): number {
-    const at = this.position;
-    const n = this.u64(what);
-    if (n > BigInt(max)) {
-      throw new TensorOpsError('E_FORMAT', `GGUF ${what} at offset ${at} is ${n}: ${why}`);
+  /**
+   * A u64 that must fit in `max` (a count or size bounded by the file): as a number, read as two
+   * u32 halves (no bigint per value).
+   */
+  size(what: string, max: number, why: string, suffix = ''): number {
+    const at = this.need(8, what, suffix);
+    const low = this.view.getUint32(at, true);
+    const high = this.view.getUint32(at + 4, true);
+    // Exact below 2^53, which every bound here is.
+    const n = high * 2 ** 32 + low;
+    if (high >= 2 ** 21 || n > max) {
+      const exact = this.view.getBigUint64(at, true);
+      throw new TensorOpsError(
+        'E_FORMAT',
+        `GGUF ${what}${suffix} at offset ${at} is ${exact}: ${why}`,
+      );
     }
-    return Number(n);
+    return n;
   }
 
   /** A u64-length-prefixed UTF-8 string, its length bounded by the file. */
   string(what: string): string {
     const length = this.size(
-      `${what} length`,
+      what,
       Math.max(0, this.left - 8),
       'longer than the rest of the file',
+      ' length',
     );
     const at = this.need(length, what);
     try {
