@@ -6,9 +6,10 @@
 // output), then
 // tensorops' kernels in-process next to a warm memcpy of the same output size, numpy and
 // onnxruntime-node; last, `linear`: whole processes on inputs 10x apart, to show that indices,
-// text and headers are parsed in time linear in their size. See docs/performance.md.
+// text and headers are parsed in time linear in their size; `gguf`: token rows of quantized GGUF
+// embeddings against gguf-py. See docs/performance.md.
 //
-//   node bench/run.mjs [tiny W1 W2 ... W9 headers sizes ooc elements linear] [--quick] [--runs N]
+//   node bench/run.mjs [tiny W1 W2 ... W9 headers sizes ooc elements linear gguf] [--quick] [--runs N]
 //                      [--warmup N] [--thp] [--rows N,...] [--protocol paused|back-to-back]
 //                      [--output new|existing] [--no-numpy] [--no-ort] [--no-install] [--json FILE]
 //
@@ -30,6 +31,7 @@ import {
   writeNpy,
   writeText,
 } from './lib/data.mjs';
+import { ggufBench } from './lib/gguf.mjs';
 import { benchIndexText } from './lib/index-text.mjs';
 import { largeBench, largeVerdicts } from './lib/large.mjs';
 import { linearBench } from './lib/linear.mjs';
@@ -51,7 +53,7 @@ import {
 import { WORKLOADS } from './lib/workloads.mjs';
 
 const USAGE =
-  'usage: node bench/run.mjs [tiny W1..W9 headers sizes ooc elements linear ...] [--quick] [--runs N] [--warmup N] [--thp] [--rows N,...] [--protocol paused|back-to-back] [--output new|existing] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
+  'usage: node bench/run.mjs [tiny W1..W9 headers sizes ooc elements linear gguf ...] [--quick] [--runs N] [--warmup N] [--thp] [--rows N,...] [--protocol paused|back-to-back] [--output new|existing] [--no-numpy] [--no-ort] [--no-install] [--json FILE]';
 
 function parseArgs(argv) {
   const o = {
@@ -73,7 +75,7 @@ function parseArgs(argv) {
       return v;
     };
     if (/^W[1-9]$/i.test(a)) o.ids.push(a.toUpperCase());
-    else if (['tiny', 'linear', 'headers', 'sizes', 'ooc', 'elements'].includes(a)) o.ids.push(a);
+    else if (['tiny', 'linear', 'headers', 'sizes', 'ooc', 'elements', 'gguf'].includes(a)) o.ids.push(a);
     else if (a === '--rows') o.rows = argv[++i].split(',').map(Number);
     else if (a === '--protocol' && argv[i + 1] in PROTOCOLS) o.protocols.push(argv[++i]);
     else if (a === '--output' && OUTPUT_CASES.includes(argv[i + 1])) o.outputs.push(argv[++i]);
@@ -99,6 +101,7 @@ function parseArgs(argv) {
       'sizes',
       'ooc',
       'elements',
+      'gguf',
       'W1',
       'W2',
       'W3',
@@ -361,7 +364,7 @@ async function main() {
   const rows = [];
   const whole = [];
   try {
-    for (const id of ['tiny', 'W8', 'W9', 'headers'].filter((x) => opts.ids.includes(x))) {
+    for (const id of ['tiny', 'W8', 'W9', 'headers', 'gguf'].filter((x) => opts.ids.includes(x))) {
       try {
         for await (const r of runWholeProcess(id, opts, ctx)) {
           if (!r.verified) ctx.failed = true;
@@ -450,6 +453,10 @@ async function main() {
  */
 async function* runWholeProcess(id, opts, ctx) {
   const python = ctx.numpy.version ? ctx.numpy.executable : null;
+  if (id === 'gguf') {
+    yield* await ggufBench(opts, ctx, python);
+    return;
+  }
   const w = prepareWholeProcess(id, opts, ctx, python);
   // headers writes no file: its output case is stdout, whatever --output says.
   const outputs = w.writes === false ? ['new'] : opts.outputs;
@@ -580,6 +587,10 @@ function printWhole(r) {
     );
   } else if (r.id === 'W9') {
     checks.push(verdict('W9 wall vs numpy', numpy && ours && ours.ms / numpy.ms, 0.5));
+  } else if (r.id === 'gguf') {
+    checks.push(
+      verdict(`gguf ${r.type} wall vs gguf-py`, numpy && ours && ours.ms / numpy.ms, 0.5),
+    );
   } else {
     const stdin = r.rows.find((p) => p.role === 'stdin');
     const pipe = r.rows.find((p) => p.role === 'pipe');

@@ -1433,6 +1433,140 @@ for (const [id, file, message] of [
   });
 }
 
+// 17: hostile .gguf headers. Each is refused by inspect and by show in one line, exit 1, in
+// bounded memory: nothing is allocated or read by what a count, length or nesting claims.
+{
+  const u32 = (n) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(n);
+    return b;
+  };
+  const u64 = (n) => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(n));
+    return b;
+  };
+  const str = (s) => Buffer.concat([u64(Buffer.byteLength(s)), Buffer.from(s)]);
+  const info = (name, ne, type, offset) =>
+    Buffer.concat([str(name), u32(ne.length), ...ne.map(u64), u32(type), u64(offset)]);
+  /** magic, version 3, the counts, the rest of the header, padding to 32, then `data`. */
+  const gguf = ({
+    tensors = [],
+    entries = [],
+    tensorCount,
+    entryCount,
+    data = Buffer.alloc(0),
+  }) => {
+    const head = Buffer.concat([
+      Buffer.from('GGUF'),
+      u32(3),
+      u64(tensorCount ?? tensors.length),
+      u64(entryCount ?? entries.length),
+      ...entries,
+      ...tensors,
+    ]);
+    return Buffer.concat([head, Buffer.alloc((32 - (head.length % 32)) % 32), data]);
+  };
+  const f32 = (name, n, offset) => info(name, [n], 0, offset);
+  const depth = size(1_000_000, 100_000);
+  const nested = () => {
+    const level = Buffer.concat([u32(9), u64(1)]);
+    return Buffer.concat([str('deep'), u32(9), Buffer.alloc(level.length * depth).fill(level)]);
+  };
+  const hostile = [
+    [
+      'tensor-count-2e63',
+      () => gguf({ tensorCount: 2n ** 63n }),
+      'more tensor infos than the file can hold',
+    ],
+    [
+      'metadata-count-2e63',
+      () => gguf({ entryCount: 2n ** 63n }),
+      'more metadata entries than the file can hold',
+    ],
+    [
+      'string-past-end',
+      () => gguf({ entries: [Buffer.concat([u64(2n ** 40n), u32(0)])] }),
+      'longer than the rest of the file',
+    ],
+    ['nesting-deep', () => gguf({ entries: [nested()] }), 'nests arrays more than 64 deep'],
+    [
+      'unknown-type',
+      () => gguf({ tensors: [info('w', [4], 99, 0)], data: Buffer.alloc(64) }),
+      'ggml type 99',
+    ],
+    [
+      'dims-overflow',
+      () => gguf({ tensors: [info('w', [2 ** 40, 2 ** 40, 2 ** 40, 2 ** 40], 0, 0)] }),
+      "tensor 'w' dimension 0",
+    ],
+    [
+      'dims-product',
+      () => gguf({ tensors: [info('w', [64, 64, 64, 64], 0, 0)], data: Buffer.alloc(64) }),
+      'is larger than the file',
+    ],
+    [
+      'data-past-end',
+      () => gguf({ tensors: [f32('w', 4, 32)], data: Buffer.alloc(16) }),
+      'runs past the end of the file',
+    ],
+    [
+      'overlap',
+      () => gguf({ tensors: [f32('a', 16, 0), f32('b', 8, 32)], data: Buffer.alloc(128) }),
+      "tensors 'a' and 'b' overlap",
+    ],
+    [
+      'misaligned',
+      () => gguf({ tensors: [f32('a', 4, 4)], data: Buffer.alloc(64) }),
+      'not a multiple of the alignment 32',
+    ],
+    [
+      'truncated',
+      () => gguf({ tensors: [f32('a', 4, 0)], data: Buffer.alloc(16) }).subarray(0, 40),
+      'the file ends after',
+    ],
+    [
+      'name-twice',
+      () => gguf({ tensors: [f32('w', 4, 0), f32('w', 4, 32)], data: Buffer.alloc(64) }),
+      "tensor name 'w' is given twice",
+    ],
+  ];
+  for (const [id, build, fragment] of hostile) {
+    add(`gguf-${id}`, 17, async (dir) => {
+      writeFileSync(join(IN, `${id}.gguf`), build());
+      const file = join(IN, `${id}.gguf`);
+      const inspected = await run(['inspect', file], { cwd: dir, timeoutMs: 30_000 });
+      const shown = await run(['show', `${file}:w`], { cwd: dir, timeoutMs: 30_000 });
+      const checks = [inspected, shown].map((r) => ({
+        ...cleanFailure(r, dir),
+        line: r.stderr.startsWith('tensorops: error: ') && r.stderr.includes(fragment),
+        small: r.rss < 256 * MB,
+      }));
+      return {
+        result: inspected,
+        ok: checks.every((c) => c.ok && c.line && c.small),
+        left: checks[0].left + checks[1].left,
+      };
+    });
+  }
+
+  // A header that would need more than the 128 MiB tensorops reads: refused before reading it.
+  add('gguf-header-over-limit', 17, async (dir) => {
+    const file = join(dir, 'big.gguf');
+    writeFileSync(file, gguf({ entries: [Buffer.concat([str('k'), u32(8), u64(200 * MB)])] }));
+    const fd = openSync(file, 'r+');
+    ftruncateSync(fd, 256 * MB);
+    closeSync(fd);
+    const r = await run(['inspect', file], { cwd: dir, timeoutMs: 30_000 });
+    const f = cleanFailure(r, dir, ['big.gguf']);
+    return {
+      result: r,
+      ok: f.ok && r.stderr.includes('the most tensorops reads') && r.rss < 256 * MB,
+      left: f.left,
+    };
+  });
+}
+
 // 18: hostile torch checkpoints (fixtures/torch/hostile, from scripts/fixtures/torch.py): each is
 // one line and exit 1, nothing run (the commands they pickle would create a file in the case's
 // folder), nothing written, memory bounded; plus a pickle nested a million deep, built here.

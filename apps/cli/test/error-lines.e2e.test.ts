@@ -130,7 +130,7 @@ describe('a file that is no tensor file', () => {
         'x.npy',
         "x.npy: not a .npy file: it does not start with '\\x93NUMPY' (it looks like text)",
       ],
-      ['x.bin', 'x.bin', 'x.bin: not a .npy, .npz or .safetensors file: it looks like text'],
+      ['x.bin', 'x.bin', 'x.bin: not a .npy, .npz, .safetensors or .gguf file: it looks like text'],
       [
         'x.safetensors',
         'x.safetensors:w',

@@ -181,6 +181,7 @@ describe('tensorops flags belong to the commands that use them', () => {
       'sort',
       'format',
       'summary',
+      'metadata',
       'verify',
       ...common,
     ]);
@@ -204,6 +205,7 @@ describe('tensorops flags belong to the commands that use them', () => {
       ...textInput,
       'slice',
       'compress',
+      'keep-quantized',
       ...common,
     ]);
     const output = ['output', 'format', 'json', 'force', 'header', 'quiet', 'color'];
@@ -258,7 +260,7 @@ describe('tensorops shell niceties', () => {
     );
     const top = tensorops(['--help']).stdout.toString().split('\n');
     expect(top).toContain(
-      "Tensors: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME. NAME is everything after the file's path, ':' and '/' included, so any name can be given: a.npz:x:0 is tensor x:0.",
+      "Tensors: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, FILE.gguf:NAME. NAME is everything after the file's path, ':' and '/' included, so any name can be given: a.npz:x:0 is tensor x:0.",
     );
   });
 

@@ -18,9 +18,9 @@ import { npyDescr } from './npy.js';
 import { safetensorsDtypeName } from './safetensors.js';
 import { isLegacyTorch } from './torch-archive.js';
 
-export type TensorFormat = 'npy' | 'npz' | 'safetensors';
+export type TensorFormat = 'npy' | 'npz' | 'safetensors' | 'gguf';
 
-export const TENSOR_FORMATS: readonly TensorFormat[] = ['npy', 'npz', 'safetensors'];
+export const TENSOR_FORMATS: readonly TensorFormat[] = ['npy', 'npz', 'safetensors', 'gguf'];
 
 /** What tensorops reads: the formats it writes, and PyTorch checkpoints (read only). */
 export type InputFormat = TensorFormat | 'torch';
@@ -125,8 +125,9 @@ export function formatOfMagic(head: Uint8Array): InputFormat {
     return name === 'data.pkl' || name.endsWith('/data.pkl') ? 'torch' : 'npz';
   }
   if (head[8] === 0x7b) return 'safetensors';
+  if (head[0] === 0x47 && head[1] === 0x47 && head[2] === 0x55 && head[3] === 0x46) return 'gguf';
   throw new TensorOpsError(
     'E_FORMAT',
-    `not a .npy, .npz or .safetensors file: ${looksLike(head) ?? 'its first bytes are none of theirs'}`,
+    `not a .npy, .npz, .safetensors or .gguf file: ${looksLike(head) ?? 'its first bytes are none of theirs'}`,
   );
 }

@@ -10,6 +10,8 @@ import { expect } from 'vitest';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../fixtures');
 export const NPZ_DIR = join(ROOT, 'npz');
 export const SAFETENSORS_DIR = join(ROOT, 'safetensors');
+/** Written by gguf-py (scripts/fixtures/gguf.py). */
+export const GGUF_DIR = join(ROOT, 'gguf/container');
 /** Written by the official safetensors package and ml_dtypes (scripts/fixtures/checkpoints.py). */
 export const CHECKPOINTS_DIR = join(ROOT, 'checkpoints');
 

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeNpy, decodeSafetensors, type TensorFormat } from '../src/index.js';
 import { collectStream, openTensorBytes, openTensorFile } from '../src/node/index.js';
-import { bytesOf, NPZ_DIR, SAFETENSORS_DIR } from './format-fixtures.js';
+import { bytesOf, GGUF_DIR, NPZ_DIR, SAFETENSORS_DIR } from './format-fixtures.js';
 import { FIXTURES, npyWithHeader } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tensorops-fuzz-'));
@@ -26,6 +26,7 @@ const SEEDS: Record<TensorFormat, Uint8Array[]> = {
   safetensors: ['all-dtypes.safetensors', 'edge-shapes.safetensors', 'single.safetensors'].map(
     (f) => bytesOf(join(SAFETENSORS_DIR, f)),
   ),
+  gguf: ['model.gguf', 'aligned.gguf'].map((f) => bytesOf(join(GGUF_DIR, f))),
 };
 
 /** A damaged copy of a valid file. */
@@ -96,6 +97,14 @@ const randomHeader = (format: TensorFormat) =>
       } else if (format === 'safetensors') {
         prefix = new Uint8Array(8);
         new DataView(prefix.buffer).setBigUint64(0, BigInt(length), true);
+      } else if (format === 'gguf') {
+        // Magic, version 3, then the claimed length as both the tensor and the metadata count.
+        prefix = new Uint8Array(24);
+        const view = new DataView(prefix.buffer);
+        view.setUint32(0, 0x46554747, true);
+        view.setUint32(4, 3, true);
+        view.setBigUint64(8, BigInt(length), true);
+        view.setBigUint64(16, BigInt(length), true);
       } else {
         // A local file header signature, then junk: yauzl must find no valid end record.
         prefix = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 20, 0, 0, 0, 8, 0]);
@@ -158,7 +167,7 @@ function pure(bytes: Uint8Array, format: TensorFormat): Promise<unknown> {
   })();
 }
 
-const FORMATS: TensorFormat[] = ['npy', 'npz', 'safetensors'];
+const FORMATS: TensorFormat[] = ['npy', 'npz', 'safetensors', 'gguf'];
 
 describe('fuzz: every reader ends in a TensorOpsError or a clean read', () => {
   for (const format of FORMATS) {

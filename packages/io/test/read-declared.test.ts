@@ -97,7 +97,7 @@ describe('readDeclaredBytes', () => {
       expect(e.message).toBe(
         format === 'npy'
           ? "not a .npy file: it does not start with '\\x93NUMPY'"
-          : 'not a .npy, .npz or .safetensors file: its first bytes are none of theirs',
+          : 'not a .npy, .npz, .safetensors or .gguf file: its first bytes are none of theirs',
       );
       expect(seen.chunks).toBe(1);
       expect(seen.closed).toBe(true);
@@ -153,7 +153,7 @@ describe('devices and endless pipes', () => {
         const before = process.memoryUsage().rss;
         const e = await expectRejection(openTensorFile(path));
         expect(e.message).toMatch(
-          new RegExp(`^${path}: not a \\.npy, \\.npz or \\.safetensors file: `),
+          new RegExp(`^${path}: not a \\.npy, \\.npz, \\.safetensors or \\.gguf file: `),
         );
         expect(process.memoryUsage().rss - before).toBeLessThan(64 << 20);
         const named = join(dir, `${name}.npy`);

@@ -43,7 +43,7 @@ async function buildParser(io: CliIO, version: string): Promise<Argv> {
     .epilogue(
       [
         // One line per paragraph: yargs wraps it to the width, between words.
-        "Tensors: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME. NAME is everything after the file's path, ':' and '/' included, so any name can be given: a.npz:x:0 is tensor x:0.",
+        "Tensors: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, FILE.gguf:NAME. NAME is everything after the file's path, ':' and '/' included, so any name can be given: a.npz:x:0 is tensor x:0.",
         '',
         'Exit codes: 0 ok, 1 data or runtime error, 2 usage error.',
       ].join('\n'),

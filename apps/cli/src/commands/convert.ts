@@ -1,5 +1,10 @@
 import { parseOutputRef, sliceOfStored } from '@tensorops/io';
-import { type StoredTensor, streamOfTensor, type TensorStream } from '@tensorops/io/node';
+import {
+  quantizedBlocks,
+  type StoredTensor,
+  streamOfTensor,
+  type TensorStream,
+} from '@tensorops/io/node';
 import { isStdio } from '../args/dashes.js';
 import { usageError } from '../args/usage-errors.js';
 import { chooseFormat } from '../format/output-format.js';
@@ -14,7 +19,7 @@ import { type CommandSpec, examples } from './command.js';
 export const convertCommand: CommandSpec = {
   command: 'convert <in> <out>',
   describe:
-    'convert between .npy, .npz and .safetensors bit for bit, to JSON, CSV, TSV, or from text data (CSV, TSV, blank-separated, JSON)',
+    'convert between .npy, .npz and .safetensors bit for bit (and from .gguf and torch checkpoints), to JSON, CSV, TSV, or from text data (CSV, TSV, blank-separated, JSON)',
   // OUT is the target, and it is never shown as a view on a terminal.
   options: {
     ...outputFlags('format', 'json', 'force', 'header', 'quiet'),
@@ -24,6 +29,11 @@ export const convertCommand: CommandSpec = {
     compress: {
       type: 'boolean',
       describe: 'deflate .npz members (np.savez_compressed); default stored, like np.savez',
+    },
+    'keep-quantized': {
+      type: 'boolean',
+      describe:
+        ".gguf: write quantized tensors as their ggml blocks, uint8 rows as gguf-py's tensor.data, each one's ggml type in .safetensors __metadata__ as ggml_type.NAME (.npy and .npz have no place for it: a note says so); default: dequantized to float32",
     },
   },
   refuses: { output: 'convert writes to OUT; -o is not used' },
@@ -57,6 +67,7 @@ export const convertCommand: CommandSpec = {
           ],
           ['cat x.json | $0 convert - x.npy --from json', 'nested JSON arrays on stdin'],
           ["$0 convert 'model.safetensors:embed.weight[:1000]' head.npy", 'the first 1000 rows'],
+          ['$0 convert model.gguf:token_embd.weight embd.npy', 'a GGUF tensor, dequantized'],
         ]),
       ),
   run: async (args, io) => {
@@ -116,11 +127,19 @@ export const convertCommand: CommandSpec = {
       };
       // stream() checks every dtype now (F4/F6 are refused before any file is created); the
       // data itself is read while the output is written.
-      const entries = picked.map((t) => ({ name: t.name ?? undefined, data: read(t) }));
+      const keep = args['keep-quantized'] === true;
+      if (keep && slice !== undefined) {
+        throw usageError('--keep-quantized writes whole tensors as their blocks: drop the slice');
+      }
+      const entries = picked.map((t) => ({
+        name: t.name ?? undefined,
+        data: keep ? file.stream(quantizedBlocks(t)) : read(t),
+      }));
+      const metadata = name === undefined ? file.metadata : null;
       return {
         kind: 'tensors',
         entries,
-        metadata: name === undefined ? file.metadata : null,
+        metadata: keep ? withGgmlTypes(metadata, picked) : metadata,
         output,
         compress: args.compress === true,
         label: 'convert',
@@ -132,3 +151,14 @@ export const convertCommand: CommandSpec = {
     }
   },
 };
+
+/** `metadata` and, for each quantized tensor, `ggml_type.NAME`: its ggml type (Q4_K). */
+function withGgmlTypes(
+  metadata: Readonly<Record<string, string>> | null,
+  tensors: readonly StoredTensor[],
+): Readonly<Record<string, string>> | null {
+  const types = tensors.flatMap((t) =>
+    t.quantized === undefined ? [] : [[`ggml_type.${t.name ?? ''}`, t.quantized.name] as const],
+  );
+  return types.length === 0 ? metadata : { ...metadata, ...Object.fromEntries(types) };
+}

@@ -31,7 +31,7 @@ export const gatherCommand: CommandSpec = {
       y.positional('data', {
         type: 'string',
         describe:
-          'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, or - (.npy on stdin); REF[SLICE] gathers from part of it',
+          'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, FILE.gguf:NAME, FILE.pt:NAME, or - (.npy on stdin); REF[SLICE] gathers from part of it',
       }),
       'integer index tensor',
     ).example(

@@ -16,6 +16,7 @@ import { openOptions } from '../input/remote.js';
 import { pickTensor } from '../input/tensor-names.js';
 import { verifyTensor } from '../input/verify.js';
 import { outputFlags } from '../output/flags.js';
+import { ggufReport, SUMMARY_ITEMS } from '../output/inspect-gguf.js';
 import { describeTensor, type InspectReport } from '../output/inspect-report.js';
 import { summarize } from '../output/inspect-summary.js';
 import type { CliIO } from '../run/cli-io.js';
@@ -98,6 +99,7 @@ async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Ins
           : [],
       metadata: file.metadata === null ? null : { ...file.metadata },
       other_entries: file.otherEntries,
+      ...(file.gguf === undefined ? {} : { gguf: ggufReport(file.gguf, args.metadata === true) }),
       ...(args.summary === true ? { summary: summarize(described) } : {}),
     };
     return args.verify === true ? { report, verified: verifiedLine(file, tensors) } : { report };
@@ -121,7 +123,8 @@ function verifiedLine(file: TensorFile, tensors: readonly StoredTensor[]): strin
 
 export const inspectCommand: CommandSpec = {
   command: 'inspect <files..>',
-  describe: 'list the tensors of .npy, .npz and .safetensors files (reads headers only)',
+  describe:
+    'list the tensors of .npy, .npz, .safetensors and .gguf files (reads headers only); a GGUF shape is numpy order, its ne reversed, as gguf-py gives it',
   // The report is a table or --json (output/inspect.ts), printed to stdout.
   options: {
     ...outputFlags('json', 'quiet', 'color'),
@@ -147,6 +150,10 @@ export const inspectCommand: CommandSpec = {
       type: 'boolean',
       describe:
         "group names whose numbers differ (model.layers.#.mlp.weight ×32) by dtype and shape, with each group's count and bytes, then the parameters and bytes by dtype",
+    },
+    metadata: {
+      type: 'boolean',
+      describe: `.gguf: every item of each metadata array (default: its length and first ${SUMMARY_ITEMS} items)`,
     },
     verify: {
       type: 'boolean',
@@ -182,6 +189,10 @@ export const inspectCommand: CommandSpec = {
           ],
           ['$0 inspect checkpoint.npz --verify', 'check every byte; exit 1 naming a bad tensor'],
           ['curl -s URL | $0 inspect -', 'a file on stdin: only its header is read from a pipe'],
+          [
+            '$0 inspect model.gguf --json --metadata',
+            'GGUF metadata with every array whole (the vocabulary); ggml types, shapes ne reversed',
+          ],
         ]),
       ),
   run: async (args, io) => {

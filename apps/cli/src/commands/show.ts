@@ -29,7 +29,7 @@ export const showCommand: CommandSpec = {
       .positional('ref', {
         type: 'string',
         describe:
-          'FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, text data (.csv/.tsv/.txt/.json), or - (.npy on stdin, text with --from), optionally with a numpy slice: REF[1000:1010, ::2]',
+          'FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, FILE.gguf:NAME, FILE.pt:NAME, text data (.csv/.tsv/.txt/.json), or - (.npy on stdin, text with --from), optionally with a numpy slice: REF[1000:1010, ::2]',
       })
       .example(
         examples([

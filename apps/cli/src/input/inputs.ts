@@ -212,11 +212,14 @@ export async function openDataInput(
     // A slice is read into memory: its bytes are what the gather works on.
     const ranged =
       picks === undefined &&
-      stored.dtype !== undefined &&
-      // Over the network only the ranges a gather needs are fetched, however small the tensor: a
-      // file read by batches of ranges is one whose every read is a round trip.
-      (stored.nbytes >= minBytes || canReadMany(file)) &&
-      rangeReadable(stored);
+      // A quantized tensor is gathered by whole rows, whatever its size: only the rows it needs
+      // are read and dequantized.
+      (stored.quantized !== undefined ||
+        (stored.dtype !== undefined &&
+          // Over the network only the ranges a gather needs are fetched, however small the
+          // tensor: a file read by batches of ranges is one whose every read is a round trip.
+          (stored.nbytes >= minBytes || canReadMany(file)) &&
+          rangeReadable(stored)));
     if (ranged) return { kind: 'file', file, stored };
     const tensor =
       picks === undefined

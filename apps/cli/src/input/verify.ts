@@ -17,11 +17,14 @@ export async function verifyTensor(file: TensorFile, t: StoredTensor): Promise<v
     else {
       const bool = t.dtype === 'bool';
       let at = 0;
-      for await (const chunk of file.stream(t).chunks({ reuse: true })) {
+      // The values' bytes: the stored ones, or float32 for a quantized GGUF tensor.
+      const stream = file.stream(t);
+      for await (const chunk of stream.chunks({ reuse: true })) {
         if (bool) checkBool(chunk, at);
         at += chunk.byteLength;
       }
-      if (at !== t.nbytes) throw new Error(`data holds ${at} bytes, declares ${t.nbytes}`);
+      if (at !== stream.nbytes)
+        throw new Error(`data holds ${at} bytes, declares ${stream.nbytes}`);
     }
   } catch (cause) {
     const message = cause instanceof Error ? cause.message : String(cause);

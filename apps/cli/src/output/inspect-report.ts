@@ -1,5 +1,6 @@
 import type { InputFormat } from '@tensorops/io';
 import type { StoredTensor } from '@tensorops/io/node';
+import type { GgufReport } from './inspect-gguf.js';
 import type { InspectSummary } from './inspect-summary.js';
 
 // What `inspect` reports: its own result type, shared by the command and the output layer.
@@ -57,6 +58,8 @@ export interface InspectReport {
   readonly other_entries: number;
   /** With --summary only: the tensors grouped, and the totals. */
   readonly summary?: InspectSummary;
+  /** .gguf files only: version, alignment and the typed metadata. */
+  readonly gguf?: GgufReport;
 }
 
 export function describeTensor(t: StoredTensor): InspectTensor {

@@ -1,6 +1,7 @@
 import { formatBytes } from '../format/bytes.js';
 import { type CliIO, writeAll } from '../run/cli-io.js';
 import { printable } from '../ui/layout.js';
+import { ggufLines } from './inspect-gguf.js';
 import type { InspectReport, InspectTensor } from './inspect-report.js';
 import { inspectRows } from './inspect-rows.js';
 import type { InspectSummary } from './inspect-summary.js';
@@ -47,7 +48,7 @@ export async function emitInspect(
     });
     await writeAll(
       io.stdout,
-      sharedStorageLines(report) + notTensorLines(report) + metadataLines(report.metadata),
+      sharedStorageLines(report) + notTensorLines(report) + metadataLines(report),
     );
   }
 }
@@ -89,7 +90,8 @@ function storageNote(t: InspectTensor): string {
   return `storage ${printable(key)}${shared}${strides === null ? '' : `, strides [${strides.join(', ')}]`}`;
 }
 
-function metadataLines(metadata: Readonly<Record<string, string>> | null): string {
+function metadataLines({ metadata, gguf }: InspectReport): string {
+  if (gguf !== undefined) return ggufLines(gguf);
   if (metadata === null) return '';
   const lines = Object.entries(metadata).map(([k, v]) => `  ${printable(k)}: ${printable(v)}\n`);
   return `metadata:\n${lines.join('')}`;
@@ -206,5 +208,5 @@ async function writeInspectTable(report: InspectReport, io: CliIO): Promise<void
       text = '';
     }
   }
-  await writeAll(io.stdout, `${text}${notTensorLines(report)}${metadataLines(report.metadata)}`);
+  await writeAll(io.stdout, `${text}${notTensorLines(report)}${metadataLines(report)}`);
 }

@@ -4,6 +4,7 @@
 
 import { type InputFormat, inputFormatOfPath } from '../convert.js';
 import { blobSource } from './blob-source.js';
+import { ggufReader } from './gguf-file.js';
 import { npyReader } from './npy-file.js';
 import { npzReaderWeb } from './npz-zipjs.js';
 import { type FormatReaders, openTensorSource } from './open.js';
@@ -18,6 +19,7 @@ const READERS: FormatReaders = {
   npz: npzReaderWeb,
   safetensors: safetensorsReader,
   torch: torchReader,
+  gguf: ggufReader,
 };
 
 export interface OpenBlobOptions {

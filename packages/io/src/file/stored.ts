@@ -4,6 +4,8 @@
 
 import { type Dtype, dtypeSize, type Shape, type Tensor, TensorOpsError } from '@tensorops/core';
 import type { InputFormat } from '../convert.js';
+import type { GgmlType } from '../gguf/ggml-types.js';
+import type { GgufHeader } from '../gguf/header.js';
 import { byteSwapUnit, swapBytesInPlace } from '../layout.js';
 import type { NpyByteOrder } from '../npy.js';
 import { quote } from '../text.js';
@@ -53,7 +55,15 @@ export interface StoredTensor {
     readonly shared: number;
     readonly strides?: readonly number[];
   };
+  /**
+   * A quantized GGUF tensor: the ggml block type its bytes are stored in (`nbytes` of them). Its
+   * values are float32 (`dtype`), dequantized on reading; its bytes are not ranges of values.
+   */
+  readonly quantized?: GgmlType;
 }
+
+/** What a GGUF file says beside its tensors. */
+export type GgufInfo = Pick<GgufHeader, 'version' | 'alignment' | 'metadata'>;
 
 /** What a sharded checkpoint's index adds to a TensorFile. */
 export interface ShardedInfo {
@@ -92,6 +102,8 @@ export interface TensorFile {
   readonly metadata: Readonly<Record<string, string>> | null;
   /** Present for a sharded checkpoint (`*.safetensors.index.json`). */
   readonly sharded?: ShardedInfo;
+  /** Present for a .gguf file: its typed metadata. */
+  readonly gguf?: GgufInfo;
   /** The tensor called `name`; without a name, the only one. Throws E_TENSOR_NOT_FOUND. */
   get(name?: string): StoredTensor;
   /** Loads one tensor: little-endian C order, integrity checked (CRC-32 for .npz members). */
@@ -120,7 +132,12 @@ export function swapUnitOf(t: StoredTensor, dtype: Dtype): number {
  * a Fortran-order array of rank 2 or more (which needs a transpose of all of it).
  */
 export function rangeReadable(t: StoredTensor): boolean {
-  return t.offset !== null && !(t.fortranOrder && t.shape.length >= 2);
+  return t.offset !== null && !(t.fortranOrder && t.shape.length >= 2) && t.quantized === undefined;
+}
+
+/** Bytes of the tensor's values as loaded: its stored bytes, or float32 for a quantized one. */
+export function loadedBytes(t: StoredTensor): number {
+  return t.quantized === undefined ? t.nbytes : t.shape.reduce((n, d) => n * d, 4);
 }
 
 export interface FormatReader {
@@ -129,6 +146,7 @@ export interface FormatReader {
   readonly metadata: Readonly<Record<string, string>> | null;
   readonly notTensors?: readonly NotATensor[];
   readonly otherEntries?: number;
+  readonly gguf?: GgufInfo;
   /** Loads one tensor (errors unprefixed; the wrapper adds the path). */
   read(t: StoredTensor): Promise<Tensor>;
   /** True when `stream` may read the tensor's bytes straight from the file. */
@@ -168,6 +186,7 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
     notTensors: reader.notTensors ?? [],
     otherEntries: reader.otherEntries ?? 0,
     metadata: reader.metadata,
+    ...(reader.gguf === undefined ? {} : { gguf: reader.gguf }),
     get(name) {
       const { tensors } = reader;
       if (reader.format === 'npy') {
@@ -225,7 +244,7 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
       return {
         dtype,
         shape: t.shape,
-        nbytes: t.nbytes,
+        nbytes: loadedBytes(t),
         chunks: (options) => {
           const reuse = options?.reuse === true;
           if (ranged) return rangedChunks(source, t, dtype, reuse);

@@ -10,7 +10,9 @@ export {
   type StreamGatherOptions,
   type StreamGatherStream,
 } from '../file/gather-file/stream-sweep.js';
+export { quantizedBlocks } from '../file/gguf-file.js';
 export type {
+  GgufInfo,
   ShardedInfo,
   StoredTensor,
   TensorFile,
@@ -22,6 +24,7 @@ export {
   type TensorStream,
   widenStream,
 } from '../file/tensor-stream.js';
+export type { GgufArray, GgufEntry, GgufValue } from '../gguf/metadata.js';
 export { type NpyStreamOptions, openNpyStream } from './npy-stream.js';
 export { gatherFromPipe, type PipeGather } from './pipe-gather.js';
 export {

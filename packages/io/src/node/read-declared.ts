@@ -6,6 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import { formatOfMagic, type InputFormat } from '../convert.js';
+import { readGgufHeader } from '../gguf/read-header.js';
 import { npyDataOffset, readNpyHeader } from '../npy.js';
 import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.js';
 import { Prefix } from './prefix.js';
@@ -31,6 +32,11 @@ async function declaredLayout(
     const header = parseSafetensorsHeader(await prefix.take(8 + length));
     // One byte more, so that the reader can refuse data after the last tensor, as for a file.
     return { header: header.dataOffset, total: header.dataOffset + header.dataBytes + 1 };
+  }
+  if (format === 'gguf') {
+    const header = await readGgufHeader(undefined, (n) => prefix.take(n), MAX_STREAM_BYTES);
+    // Bytes after the last tensor's data are not part of it (gguf-py ignores them too).
+    return { header: header.dataOffset, total: header.dataEnd };
   }
   return { header: 0, total: MAX_STREAM_BYTES };
 }
@@ -113,7 +119,7 @@ export async function readDeclaredHeader(
     }
     const { header, total } = await declaredLayout(prefix, format);
     // The size a file of that header has: the byte a safetensors read looks for beyond is left out.
-    return { head: await prefix.take(header), size: format === 'npy' ? total : total - 1, format };
+    return { head: await prefix.take(header), size: format === 'safetensors' ? total - 1 : total, format };
   } finally {
     await prefix.close();
   }

@@ -1,5 +1,5 @@
 // Tensor files by format. This is the only place that picks one: by extension (.npy, .npz,
-// .safetensors), else by the first bytes. Each format's file code sits in its own module.
+// .safetensors, .gguf), else by the first bytes. Each format's file code sits in its own module.
 
 import { checkTensor, type Dtype, type Tensor, TensorOpsError } from '@tensorops/core';
 import {
@@ -10,6 +10,7 @@ import {
   type TensorFormat,
 } from '../convert.js';
 import { fileError } from '../file/errors.js';
+import { ggufReader } from '../file/gguf-file.js';
 import { npyReader } from '../file/npy-file.js';
 import { type FormatReaders, openTensorSource } from '../file/open.js';
 import { type OpenUrlOptions, openUrlWith } from '../file/open-url.js';
@@ -41,6 +42,7 @@ const READERS: FormatReaders = {
   npz: npzReader,
   safetensors: safetensorsReader,
   torch: torchReader,
+  gguf: ggufReader,
 };
 
 function openFrom(source: ByteSource, format: InputFormat | undefined): Promise<TensorFile> {
@@ -175,6 +177,9 @@ export async function encodeTensors(
 ): Promise<EncodedTensors> {
   const notes: WriteNote[] = [];
   try {
+    if (format === 'gguf') {
+      throw new TensorOpsError('E_VALUE', 'tensorops reads .gguf files and does not write them');
+    }
     if (format === 'npy' && entries.length !== 1) {
       throw new TensorOpsError(
         'E_VALUE',

@@ -19,14 +19,18 @@ import {
 import type { ChunkOptions, TensorStream } from '../tensor-stream.js';
 import type { RunContext } from './context.js';
 import { ahead } from './output-chunks.js';
+import { quantizedGather } from './quantized-rows.js';
 import { rangedGather } from './ranged.js';
 
 /** How a file gather runs: the reference ranged gather, or one of the faster strategies. */
 export type FileGatherMode = 'ranged' | FastMode;
 
-/** The output stream, and how it is produced ('loaded': the tensor is not rangeable, read whole). */
+/**
+ * The output stream, and how it is produced ('loaded': the tensor is not rangeable, read whole;
+ * 'rows': quantized rows read and dequantized).
+ */
 export interface FileGatherStream extends TensorStream {
-  readonly mode: FileGatherMode | 'loaded';
+  readonly mode: FileGatherMode | 'loaded' | 'rows';
 }
 
 export interface FileGatherOptions extends GatherOptions {
@@ -68,7 +72,7 @@ export function gatherFromFile(
   for (const d of plan.outShape) elements *= d;
   const nbytes = elements * item;
   const base = { dtype, shape: plan.outShape, nbytes };
-  if (!rangeReadable(stored)) {
+  if (!rangeReadable(stored) && stored.quantized === undefined) {
     return {
       ...base,
       mode: 'loaded',
@@ -94,6 +98,14 @@ export function gatherFromFile(
     nbytes,
     zeroFill: plan.positions.includes(ZERO_FILL),
   };
+  const { quantized } = stored;
+  if (quantized !== undefined) {
+    return {
+      ...base,
+      mode: 'rows',
+      chunks: (chunkOptions?: ChunkOptions) => ahead(quantizedGather(ctx, quantized, chunkOptions)),
+    };
+  }
   const faster = options.mode === 'ranged' ? undefined : fasterGather(ctx, options.mode ?? 'auto');
   const run = faster?.run ?? rangedGather;
   return {
