@@ -75,7 +75,8 @@ function parseArgs(argv) {
       return v;
     };
     if (/^W[1-9]$/i.test(a)) o.ids.push(a.toUpperCase());
-    else if (['tiny', 'linear', 'headers', 'sizes', 'ooc', 'elements', 'gguf'].includes(a)) o.ids.push(a);
+    else if (['tiny', 'linear', 'headers', 'sizes', 'ooc', 'elements', 'gguf'].includes(a))
+      o.ids.push(a);
     else if (a === '--rows') o.rows = argv[++i].split(',').map(Number);
     else if (a === '--protocol' && argv[i + 1] in PROTOCOLS) o.protocols.push(argv[++i]);
     else if (a === '--output' && OUTPUT_CASES.includes(argv[i + 1])) o.outputs.push(argv[++i]);

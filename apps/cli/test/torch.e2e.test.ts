@@ -116,6 +116,18 @@ describe('torch checkpoints', () => {
     );
   });
 
+  it('inspect - reads a checkpoint on a pipe as torch', () => {
+    const r = spawnSync(
+      'sh',
+      ['-c', 'cat "$0" | "$1" "$2" inspect - --json', join(ABS, 'views.pt'), process.execPath, BIN],
+      { env: { PATH: process.env.PATH ?? '' } },
+    );
+    expect(r.stderr.toString()).toBe('');
+    const report = JSON.parse(r.stdout.toString());
+    expect(report.format).toBe('torch');
+    expect(report.tensors.map((t: { name: string }) => t.name)).toContain('transposed');
+  });
+
   it('a sharded pytorch_model.bin.index.json is one container', async () => {
     const index = join(DIR, 'sharded', 'pytorch_model.bin.index.json');
     const r = tensorops(['inspect', index]);

@@ -5,7 +5,7 @@
 
 import { createReadStream } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
-import { formatOfMagic, type InputFormat } from '../convert.js';
+import { formatOfMagic, type InputFormat, MAGIC_BYTES } from '../convert.js';
 import { readGgufHeader } from '../gguf/read-header.js';
 import { npyDataOffset, readNpyHeader } from '../npy.js';
 import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.js';
@@ -78,7 +78,7 @@ export async function readDeclaredBytes(
 ): Promise<Uint8Array> {
   const prefix = new Prefix(stream[Symbol.asyncIterator](), label);
   try {
-    return await takeDeclared(prefix, label, format ?? formatOfMagic(await prefix.take(9)));
+    return await takeDeclared(prefix, label, format ?? formatOfMagic(await prefix.take(MAGIC_BYTES)));
   } finally {
     await prefix.close();
   }
@@ -112,14 +112,18 @@ export async function readDeclaredHeader(
 ): Promise<{ head: Uint8Array; size: number; format: InputFormat }> {
   const prefix = new Prefix(stream[Symbol.asyncIterator](), label);
   try {
-    const format = formatOfMagic(await prefix.take(9));
+    const format = formatOfMagic(await prefix.take(MAGIC_BYTES));
     if (format === 'npz' || format === 'torch') {
       const whole = await takeDeclared(prefix, label, format);
       return { head: whole, size: whole.length, format };
     }
     const { header, total } = await declaredLayout(prefix, format);
     // The size a file of that header has: the byte a safetensors read looks for beyond is left out.
-    return { head: await prefix.take(header), size: format === 'safetensors' ? total - 1 : total, format };
+    return {
+      head: await prefix.take(header),
+      size: format === 'safetensors' ? total - 1 : total,
+      format,
+    };
   } finally {
     await prefix.close();
   }
