@@ -41,6 +41,11 @@ export const expected = JSON.parse(
 export function goldenTensor(file: string, name: string): Tensor {
   const t = expected[file]?.tensors.find((e) => e.name === name);
   if (t === undefined) throw new Error(`no fixture tensor ${file}:${name}`);
+  return expectedTensor(t);
+}
+
+/** The tensor an expected.json entry describes. */
+export function expectedTensor(t: ExpectedTensor): Tensor {
   return {
     dtype: t.dtype as Tensor['dtype'],
     shape: t.shape,

@@ -124,7 +124,7 @@ describe('torch checkpoints on disk', () => {
             `torch.${w.dtype}`,
             w.nbytes,
           ]);
-          const attempts = [
+          const attempts: (() => unknown)[] = [
             () => file.read(stored),
             () => file.stream(stored),
             () =>
