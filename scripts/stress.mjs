@@ -100,6 +100,15 @@ function sparseNpy(path, descr, shape, itemSize) {
   closeSync(fd);
 }
 
+/** A torch.save archive: `pickle` as its data.pkl, each of `storages` as its data/KEY member. */
+function torchZip(pickle, storages = {}) {
+  return zip([
+    { name: 'archive/data.pkl', data: pickle },
+    { name: 'archive/byteorder', data: Buffer.from('little') },
+    ...Object.entries(storages).map(([key, data]) => ({ name: `archive/data/${key}`, data })),
+  ]);
+}
+
 /**
  * A zip. Members: { name (string or raw Buffer), data, deflate?, utf8?, crc?, size? } or
  * { name, raw: { compressed, size, crc } } for prebuilt deflate streams.
@@ -1470,51 +1479,44 @@ for (const [id, digits] of [
       return { result: r, ok, left: extraFiles(dir, ['huge.npy', 's.npy', 'scalar.npy']) };
     });
   }
-// 18: hostile torch checkpoints (fixtures/torch/hostile, from scripts/fixtures/torch.py): each is
-// one line and exit 1, nothing run (the commands they pickle would create a file in the case's
-// folder), nothing written, memory bounded; plus a pickle nested a million deep, built here.
-{
-  const TORCH = new URL('../fixtures/torch/', import.meta.url).pathname;
-  const { hostile } = JSON.parse(readFileSync(join(TORCH, 'expected.json'), 'utf8'));
-  for (const [name, { error, creates }] of Object.entries(hostile)) {
-    add(`torch-${name}`, 18, async (dir) => {
-      const r = await run(['convert', join(TORCH, 'hostile', `${name}.pt`), 'out.safetensors'], {
-        cwd: dir,
+  // 18: hostile torch checkpoints (fixtures/torch/hostile, from scripts/fixtures/torch.py): each is
+  // one line and exit 1, nothing run (the commands they pickle would create a file in the case's
+  // folder), nothing written, memory bounded; plus a pickle nested a million deep, built here.
+  {
+    const TORCH = new URL('../fixtures/torch/', import.meta.url).pathname;
+    const { hostile } = JSON.parse(readFileSync(join(TORCH, 'expected.json'), 'utf8'));
+    for (const [name, { error, creates }] of Object.entries(hostile)) {
+      add(`torch-${name}`, 18, async (dir) => {
+        const r = await run(['convert', join(TORCH, 'hostile', `${name}.pt`), 'out.safetensors'], {
+          cwd: dir,
+        });
+        const clean = cleanFailure(r, dir);
+        const ran = creates !== undefined && existsSync(join(dir, creates));
+        return {
+          result: r,
+          ok: clean.ok && !ran && r.stderr.toLowerCase().includes(error) && r.rss < 512 * MB,
+          left: clean.left,
+          note: ran ? `${creates} was created` : '',
+        };
       });
-      const clean = cleanFailure(r, dir);
-      const ran = creates !== undefined && existsSync(join(dir, creates));
-      return {
-        result: r,
-        ok: clean.ok && !ran && r.stderr.toLowerCase().includes(error) && r.rss < 512 * MB,
-        left: clean.left,
-        note: ran ? `${creates} was created` : '',
-      };
+    }
+    add('torch-deep-nesting', 18, async (dir) => {
+      // {'a': {'a': ... {}}}: per level EMPTY_DICT, MARK, BINUNICODE 'a'; a SETITEMS per level.
+      const depth = size(1_000_000, 100_000);
+      const level = Buffer.from([0x7d, 0x28, 0x58, 1, 0, 0, 0, 0x61]);
+      const pickle = Buffer.concat([
+        Buffer.from([0x80, 0x02]),
+        Buffer.alloc(depth * level.length).fill(level),
+        Buffer.from([0x7d]),
+        Buffer.alloc(depth, 0x75),
+        Buffer.from([0x2e]),
+      ]);
+      const path = join(dir, 'deep.pt');
+      writeFileSync(path, torchZip(pickle));
+      const r = await run(['inspect', path], { cwd: dir });
+      return { result: r, ...cleanFailure(r, dir, ['deep.pt']) };
     });
   }
-  add('torch-deep-nesting', 18, async (dir) => {
-    // {'a': {'a': ... {}}}: per level EMPTY_DICT, MARK, BINUNICODE 'a'; a SETITEMS per level.
-    const depth = size(1_000_000, 100_000);
-    const level = Buffer.from([0x7d, 0x28, 0x58, 1, 0, 0, 0, 0x61]);
-    const pickle = Buffer.concat([
-      Buffer.from([0x80, 0x02]),
-      Buffer.alloc(depth * level.length).fill(level),
-      Buffer.from([0x7d]),
-      Buffer.alloc(depth, 0x75),
-      Buffer.from([0x2e]),
-    ]);
-    const path = join(dir, 'deep.pt');
-    writeFileSync(
-      path,
-      zip([
-        { name: 'archive/data.pkl', data: pickle },
-        { name: 'archive/byteorder', data: Buffer.from('little') },
-      ]),
-    );
-    const r = await run(['inspect', path], { cwd: dir });
-    return { result: r, ...cleanFailure(r, dir, ['deep.pt']) };
-  });
-}
-
 }
 
 // 2: large .safetensors headers, read in one pass: a shape of millions of dims, and a header of
@@ -1559,6 +1561,94 @@ for (const [id, file, message] of [
     const bounded = within(r.ms, 30_000) && r.rss < size(900, 300) * MB;
     return { result: r, ok: ok && bounded && r.stderr.includes(message), left };
   });
+}
+
+// 22: torch tensors of dtypes tensorops cannot hold (complex32, quantized) are listed, never read:
+// a quantized view past its packed storage, an expanded quantized view of 2^40 values, and
+// quantization parameters nested a million deep are each one line at open; reading, converting
+// or gathering a listed quantized tensor (fixtures/torch/quantized.pt) is one line, nothing left.
+{
+  const TORCH = new URL('../fixtures/torch/', import.meta.url).pathname;
+  const text = (t) => {
+    const b = Buffer.from(t, 'utf8');
+    const head = Buffer.from([0x58, 0, 0, 0, 0]);
+    head.writeUInt32LE(b.length, 1);
+    return Buffer.concat([head, b]);
+  };
+  const glob = (module, name) => Buffer.from(`c${module}\n${name}\n`);
+  /** LONG1 of a non-negative integer below 2^47. */
+  const long = (n) => {
+    const b = Buffer.alloc(6);
+    b.writeUIntLE(n, 0, 6);
+    return Buffer.concat([Buffer.from([0x8a, 6]), b]);
+  };
+  const tuple = (items) => Buffer.concat([Buffer.from('('), ...items, Buffer.from('t')]);
+  const affine = tuple([glob('torch', 'per_tensor_affine'), Buffer.from('K\x01K\x00', 'latin1')]);
+  /** {'q': _rebuild_qtensor(storage, 0, shape, strides, params, False, OrderedDict())}. */
+  const qtensor = (storageClass, numel, shape, strides, params) =>
+    Buffer.concat([
+      Buffer.from([0x80, 0x02, 0x7d]),
+      text('q'),
+      glob('torch._utils', '_rebuild_qtensor'),
+      Buffer.from('('),
+      tuple([text('storage'), glob('torch', storageClass), text('0'), text('cpu'), long(numel)]),
+      Buffer.from('Q'),
+      long(0),
+      tuple(shape.map(long)),
+      tuple(strides.map(long)),
+      params,
+      Buffer.from([0x89]),
+      glob('collections', 'OrderedDict'),
+      Buffer.from(')RtRs.'),
+    ]);
+  const depth = size(1_000_000, 100_000);
+  // (per_tensor_affine, ((((...)))), 1): a tuple nested `depth` deep as the scale.
+  const deepParams = Buffer.concat([
+    Buffer.from('('),
+    glob('torch', 'per_tensor_affine'),
+    Buffer.alloc(depth, 0x28),
+    Buffer.alloc(depth, 0x74),
+    Buffer.from('K\x01t'),
+  ]);
+  for (const [id, pickle, says] of [
+    [
+      'torch-unheld-packed-past',
+      qtensor('QUInt4x2Storage', 8, [17], [1], affine),
+      'reaches element 17',
+    ],
+    ['torch-unheld-expanded', qtensor('QInt8Storage', 8, [2 ** 40], [0], affine), 'overlapping'],
+    ['torch-unheld-deep-params', qtensor('QInt8Storage', 8, [8], [1], deepParams), null],
+  ]) {
+    add(id, 22, async (dir) => {
+      const path = join(dir, 'q.pt');
+      writeFileSync(path, torchZip(pickle, { 0: Buffer.alloc(8) }));
+      const r = await run(['convert', path, 'out.safetensors'], { cwd: dir });
+      const clean = cleanFailure(r, dir, ['q.pt']);
+      // Nested parameters are read as any tuple: listed, then refused as a quantized tensor.
+      const named =
+        says === null ? r.stderr.includes('torch.qint8 (qint8)') : r.stderr.includes(says);
+      return { result: r, ok: clean.ok && named && r.rss < 512 * MB, left: clean.left };
+    });
+  }
+  const quantized = join(TORCH, 'quantized.pt');
+  for (const [id, args] of [
+    ['torch-unheld-show', () => ['show', `${quantized}:q_uint4x2`]],
+    ['torch-unheld-convert', () => ['convert', quantized, 'out.safetensors']],
+    [
+      'torch-unheld-gather',
+      (dir) => ['gather', `${quantized}:q_int32_t`, idx(), '-o', join(dir, 'g.npy')],
+    ],
+  ]) {
+    add(id, 22, async (dir) => {
+      const r = await run(args(dir), { cwd: dir });
+      const clean = cleanFailure(r, dir);
+      return {
+        result: r,
+        ok: clean.ok && r.stderr.includes('which tensorops cannot hold'),
+        left: clean.left,
+      };
+    });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
