@@ -128,7 +128,7 @@ describe('torch checkpoints', () => {
   });
 
   for (const [file, want] of Object.entries(expected.unheld)) {
-    it(`${file}: inspect lists every tensor; only reading one tensorops cannot hold fails`, () => {
+    it(`${file}: inspect (--verify too) lists every tensor; only reading one tensorops cannot hold fails`, () => {
       const path = join(DIR, file);
       const listed = tensorops(['inspect', path, '--json']);
       expect(listed.stderr).toBe('');
@@ -136,6 +136,11 @@ describe('torch checkpoints', () => {
       expect(tensors.map((t) => [t.name, t.dtype, t.shape])).toEqual(
         want.tensors.map((w) => [w.name, w.dtype, w.shape]),
       );
+      const verified = tensorops(['inspect', '--verify', path]);
+      expect([verified.status, verified.stderr.toString()]).toEqual([
+        0,
+        expect.stringMatching(/^tensorops: verified [^\n]*\n$/),
+      ]);
       const dir = tempDir();
       const idx = join(dir, 'idx.npy');
       writeFileSync(idx, encodeNpy(tensorFrom('int64', [1], [0])));
