@@ -15,6 +15,7 @@ import { deepPickle, writeCheckpoint } from '../../../packages/io/test/torch-arc
 import {
   type ExpectedTensor,
   expected,
+  expectedTensor,
   goldenTensor,
   TORCH_FIXTURES,
 } from '../../../packages/io/test/torch-fixtures.js';
@@ -138,11 +139,53 @@ describe('torch checkpoints', () => {
     await expectConverted(out, 'sharded/pytorch_model.bin.index.json');
   });
 
-  it('a dtype tensorops cannot hold is one line naming it', () => {
-    const r = tensorops(['show', `${join(DIR, 'chalf.pt')}:half_complex`]);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^tensorops: error: [^\n]*complex32[^\n]*\n$/);
-  });
+  for (const [file, want] of Object.entries(expected.unheld)) {
+    it(`${file}: inspect (--verify too) lists every tensor; only reading one tensorops cannot hold fails`, () => {
+      const path = join(DIR, file);
+      const listed = tensorops(['inspect', path, '--json']);
+      expect(listed.stderr).toBe('');
+      const tensors = JSON.parse(listed.stdout.toString()).tensors as ExpectedTensor[];
+      expect(tensors.map((t) => [t.name, t.dtype, t.shape])).toEqual(
+        want.tensors.map((w) => [w.name, w.dtype, w.shape]),
+      );
+      const verified = tensorops(['inspect', '--verify', path]);
+      expect([verified.status, verified.stderr.toString()]).toEqual([
+        0,
+        expect.stringMatching(/^tensorops: verified [^\n]*\n$/),
+      ]);
+      const dir = tempDir();
+      const idx = join(dir, 'idx.npy');
+      writeFileSync(idx, encodeNpy(tensorFrom('int64', [1], [0])));
+      for (const w of want.tensors) {
+        const ref = `${path}:${w.name}`;
+        const out = join(dir, `${w.name}.npy`);
+        if ('b64' in w) {
+          expect(tensorops(['convert', ref, out]).stderr).toBe('');
+          expect(readFileSync(out).equals(Buffer.from(encodeNpy(expectedTensor(w))))).toBe(true);
+          continue;
+        }
+        const line = `tensorops: error: ${path}: tensor '${w.name}' has dtype torch.${w.dtype} (${w.dtype}), which tensorops cannot hold: it can be inspected, not loaded, converted or gathered\n`;
+        for (const args of [
+          ['show', ref],
+          ['show', `${ref}[0]`],
+          ['convert', ref, out],
+          ['gather', ref, idx, '-o', out],
+        ]) {
+          const r = tensorops(args);
+          expect([r.status, r.stderr.toString()], args.join(' ')).toEqual([1, line]);
+          expect(existsSync(out)).toBe(false);
+        }
+      }
+      // The whole checkpoint does not convert, and leaves nothing behind.
+      const all = join(dir, 'all.safetensors');
+      const r = tensorops(['convert', path, all]);
+      expect(r.status).toBe(1);
+      expect(r.stderr.toString()).toMatch(
+        /^tensorops: error: [^\n]*which tensorops cannot hold[^\n]*\n$/,
+      );
+      expect(existsSync(all)).toBe(false);
+    });
+  }
 
   it('refuses the legacy format and TorchScript with one line each', () => {
     for (const [file, says] of [
@@ -229,5 +272,23 @@ describe('torch checkpoints over HTTP', () => {
     ]);
     expect(c.stderr).toBe('');
     await expectConverted(out, 'sharded/pytorch_model.bin.index.json');
+  });
+
+  it('a quantized tensor is listed, and refused with one line when read, by URL too', async () => {
+    server = await serveFolder(ABS);
+    const url = `${server.url}/quantized.pt`;
+    const listed = await tensoropsAsync(['inspect', url, '--json']);
+    expect(listed.stderr).toBe('');
+    const dtypes = (JSON.parse(listed.stdout.toString()).tensors as ExpectedTensor[]).map(
+      (t) => t.dtype,
+    );
+    expect(dtypes).toEqual(expected.unheld['quantized.pt']?.tensors.map((t) => t.dtype));
+    const shown = await tensoropsAsync(['show', `${url}:ok`, '--json']);
+    expect(shown.stderr).toBe('');
+    const refused = await tensoropsAsync(['show', `${url}:q_uint8_channel`]);
+    expect([refused.status, refused.stderr.toString()]).toEqual([
+      1,
+      `tensorops: error: ${url}: tensor 'q_uint8_channel' has dtype torch.quint8 (quint8), which tensorops cannot hold: it can be inspected, not loaded, converted or gathered\n`,
+    ]);
   });
 });

@@ -4,9 +4,10 @@
 // arithmetic before anything is sized by it: every product and sum stays a safe integer or the
 // tensor is refused.
 
-import { type Dtype, dtypeSize, NUMERIC_DTYPES, TensorOpsError } from '@tensorops/core';
+import { type Dtype, NUMERIC_DTYPES, TensorOpsError } from '@tensorops/core';
 import { quote } from './text.js';
 import type { TorchTensorRecord } from './torch/pickle-records.js';
+import { TORCH_DTYPE_SIZES, VALUES_PER_ELEMENT } from './torch/torch-dtypes.js';
 
 /** The legacy (pre-zip) format starts by pickling this number with protocol 2 (LONG1, 10 bytes). */
 const LEGACY_PREFIX = [
@@ -20,19 +21,24 @@ export function isLegacyTorch(head: Uint8Array): boolean {
 }
 
 export interface TorchDtype {
-  readonly dtype: Dtype;
+  /** Undefined for a dtype tensorops cannot hold (complex32, quantized): listed, never read. */
+  readonly dtype: Dtype | undefined;
+  /** Bytes of one storage element. */
   readonly itemSize: number;
+  /** Values in one storage element: 2 or 4 for the packed quantized dtypes, else 1. */
+  readonly valuesPerElement: number;
 }
 
 /**
- * The tensorops dtype of a torch dtype name (torch's names are tensorops' own); E_DTYPE naming it
- * for one tensorops cannot hold (the pickle reader refuses those already, at their global).
+ * What a torch dtype name the pickle reader admitted is in tensorops (torch's names are tensorops'
+ * own), with its storage's element size.
  */
 export function torchDtype(name: string): TorchDtype {
-  if (!(NUMERIC_DTYPES as readonly string[]).includes(name)) {
-    throw new TensorOpsError('E_DTYPE', `torch dtype ${quote(name)} is not one tensorops holds`);
-  }
-  return { dtype: name as Dtype, itemSize: dtypeSize(name as Dtype) };
+  return {
+    dtype: (NUMERIC_DTYPES as readonly string[]).includes(name) ? (name as Dtype) : undefined,
+    itemSize: TORCH_DTYPE_SIZES.get(name) as number,
+    valuesPerElement: VALUES_PER_ELEMENT.get(name) ?? 1,
+  };
 }
 
 /** The members of one checkpoint: everything under the archive's one top folder. */

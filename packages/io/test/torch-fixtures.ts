@@ -21,16 +21,31 @@ export interface ExpectedFile {
   readonly otherEntries: number;
 }
 
+/** A tensor of a dtype tensorops cannot hold, by its torch dtype name (`complex32`, `qint8`). */
+export interface UnheldTensor {
+  readonly name: string;
+  readonly dtype: string;
+  readonly shape: number[];
+  /** The bytes of its storage, which it views whole. */
+  readonly nbytes: number;
+}
+
 export const expected = JSON.parse(
   readFileSync(join(TORCH_FIXTURES, 'expected.json'), 'utf8'),
 ) as Record<string, ExpectedFile> & {
   hostile: Record<string, { error: string; creates?: string }>;
+  unheld: Record<string, { tensors: (ExpectedTensor | UnheldTensor)[]; otherEntries: number }>;
 };
 
 /** The golden tensor `name` of checkpoint `file` (a key of expected.json). */
 export function goldenTensor(file: string, name: string): Tensor {
   const t = expected[file]?.tensors.find((e) => e.name === name);
   if (t === undefined) throw new Error(`no fixture tensor ${file}:${name}`);
+  return expectedTensor(t);
+}
+
+/** The tensor an expected.json entry describes. */
+export function expectedTensor(t: ExpectedTensor): Tensor {
   return {
     dtype: t.dtype as Tensor['dtype'],
     shape: t.shape,

@@ -68,9 +68,9 @@ describe('torch.save pickles', () => {
     },
   );
 
-  it('covers every dtype, protocols 2, 4 and 5, views, ties, parameters and optimizer state', () => {
+  it('covers every dtype (complex32 and quantized too), protocols 2, 4 and 5, views, ties, parameters and optimizer state', () => {
     const all = manifest.valid.flatMap((c) => c.tensors);
-    expect(new Set(all.map((t) => t.storage.dtype)).size).toBe(20);
+    expect(new Set(all.map((t) => t.storage.dtype)).size).toBe(25);
     expect(new Set(manifest.valid.map((c) => c.protocol))).toEqual(new Set([2, 4, 5]));
     expect(all.some((t) => t.strides.includes(0))).toBe(true);
     expect(all.some((t) => t.storageOffset > 0)).toBe(true);

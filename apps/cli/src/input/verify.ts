@@ -2,7 +2,7 @@ import { TensorOpsError } from '@tensorops/core';
 import type { StoredTensor, TensorFile } from '@tensorops/io/node';
 import { printable } from '../ui/layout.js';
 
-/** Bytes read at a time for tensors that cannot be streamed as values (sub-byte dtypes). */
+/** Bytes read at a time for tensors that cannot be streamed as values (no tensorops dtype). */
 const RAW_CHUNK_BYTES = 1 << 20;
 
 /**
@@ -44,7 +44,10 @@ function checkBool(chunk: Uint8Array, at: number): void {
   }
 }
 
-/** Sub-byte tensors (float4/float6) are read as bytes: present in full is all that is checked. */
+/**
+ * Tensors without a tensorops dtype (float4/float6, torch's complex32 and quantized ones) are read
+ * as bytes: present in full is all that is checked; a strided or packed view, not at all.
+ */
 async function readRaw(file: TensorFile, t: StoredTensor): Promise<void> {
   if (t.offset === null) return;
   const buffer = new Uint8Array(Math.min(RAW_CHUNK_BYTES, t.nbytes));

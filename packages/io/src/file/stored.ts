@@ -25,8 +25,13 @@ import type { TensorStream } from './tensor-stream.js';
 export interface StoredTensor {
   /** Null for a .npy file (its one tensor has no name). */
   readonly name: string | null;
-  /** The tensorops dtype; undefined for safetensors' sub-byte F4 / F6_* (inspect-only). */
+  /**
+   * The tensorops dtype; undefined (inspect-only) for safetensors' sub-byte F4 / F6_* and torch's
+   * complex32 and quantized dtypes.
+   */
   readonly dtype: Dtype | undefined;
+  /** Why a tensor without a dtype cannot be loaded, when not for being packed below a byte. */
+  readonly unloadable?: string;
   /** numpy / ml_dtypes name for display (`float4_e2m1fn` for F4). */
   readonly displayDtype: string;
   /** The dtype as the file spells it: a .npy descr (`>i4`) or a safetensors name (`BF16`). */
@@ -163,12 +168,13 @@ function listNames(tensors: readonly { readonly name: string | null }[]): string
     : names.join(', ');
 }
 
-/** The dtype to load a stored tensor as, or the sub-byte refusal. */
+/** The dtype to load a stored tensor as, or the refusal naming the tensor and its dtype. */
 export function loadableDtype(t: StoredTensor): Dtype {
   if (t.dtype !== undefined) return t.dtype;
+  const why = t.unloadable ?? 'packed below one byte per element';
   throw new TensorOpsError(
     'E_DTYPE',
-    `tensor ${quote(t.name ?? '')} has dtype ${t.formatDtype} (${t.displayDtype}), packed below one byte per element: it can be inspected, not loaded, converted or gathered`,
+    `tensor ${quote(t.name ?? '')} has dtype ${t.formatDtype} (${t.displayDtype}), ${why}: it can be inspected, not loaded, converted or gathered`,
   );
 }
 

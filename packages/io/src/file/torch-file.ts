@@ -5,7 +5,7 @@
 // view is read as the span of its storage it covers, then gathered. Storages must be stored, as
 // torch.save writes them (compressed ones are refused: they could not be read by ranges).
 
-import { type Dtype, TensorOpsError } from '@tensorops/core';
+import { TensorOpsError } from '@tensorops/core';
 import { swapBytesInPlace } from '../layout.js';
 import { quote } from '../text.js';
 import { readTorchPickle, type TorchTensorRecord } from '../torch/pickle-records.js';
@@ -19,7 +19,7 @@ import {
   torchView,
 } from '../torch-archive.js';
 import { type ByteSource, readExactly } from './source.js';
-import { type FormatReader, type StoredTensor, swapUnitOf } from './stored.js';
+import { type FormatReader, loadableDtype, type StoredTensor, swapUnitOf } from './stored.js';
 import { readZipDirectory, type ZipEntry, zipDataStarts } from './zip-directory.js';
 
 /** data.pkl is read whole: a state dict of ten thousand tensors pickles to a few MB. */
@@ -29,7 +29,6 @@ const STORED = 0;
 interface Located {
   readonly record: TorchTensorRecord;
   readonly view: TorchView;
-  readonly dtype: Dtype;
   readonly itemSize: number;
   /** Absolute offset of the storage's first byte. */
   readonly storageStart: number;
@@ -78,12 +77,16 @@ async function memberBytes(
  */
 const MAX_INFLATED_VIEW_BYTES = 64 << 20;
 
-function refuseInflatedView(record: TorchTensorRecord, elements: number, itemSize: number): void {
-  const bytes = elements * itemSize;
-  if (elements > record.storage.numel && bytes > MAX_INFLATED_VIEW_BYTES) {
+function refuseInflatedView(
+  record: TorchTensorRecord,
+  view: TorchView,
+  values: number,
+  bytes: number,
+): void {
+  if (view.elements > values && bytes > MAX_INFLATED_VIEW_BYTES) {
     throw new TensorOpsError(
       'E_FORMAT',
-      `tensor ${quote(record.name)} views ${elements} elements of a storage of ${record.storage.numel} (overlapping strides): refused above ${MAX_INFLATED_VIEW_BYTES} bytes`,
+      `tensor ${quote(record.name)} views ${view.elements} elements of a storage of ${values} (overlapping strides): refused above ${MAX_INFLATED_VIEW_BYTES} bytes`,
     );
   }
 }
@@ -170,23 +173,29 @@ export async function torchReader(source: ByteSource, only?: string): Promise<Fo
   const tensors: StoredTensor[] = [];
   for (const { record, dt, entry } of checked) {
     const key = record.storage.key;
-    const view = torchView(record, record.storage.numel);
-    refuseInflatedView(record, view.elements, dt.itemSize);
+    const packing = dt.valuesPerElement;
+    const values = record.storage.numel * packing;
+    const view = torchView(record, values);
+    const nbytes = Math.ceil(view.elements / packing) * dt.itemSize;
+    refuseInflatedView(record, view, values, nbytes);
     const storageStart = startOf.get(entry) as number;
     const shared = (sharers.get(key) as number) - 1;
+    // A packed view need not start on a byte: it has no byte range.
+    const ranged = view.contiguous && packing === 1;
     const stored: StoredTensor = {
       name: record.name,
       dtype: dt.dtype,
-      displayDtype: dt.dtype,
-      formatDtype: `torch.${dt.dtype}`,
+      displayDtype: record.storage.dtype,
+      formatDtype: `torch.${record.storage.dtype}`,
+      ...(dt.dtype === undefined ? { unloadable: 'which tensorops cannot hold' } : {}),
       shape: [...record.shape],
-      nbytes: view.elements * dt.itemSize,
-      offset: view.contiguous ? storageStart + view.first * dt.itemSize : null,
+      nbytes,
+      offset: ranged ? storageStart + view.first * dt.itemSize : null,
       fortranOrder: false,
       byteOrder: dt.itemSize > 1 ? byteOrder : 'none',
       storage: { key, shared, ...(view.contiguous ? {} : { strides: [...record.strides] }) },
     };
-    located.set(stored, { record, view, dtype: dt.dtype, itemSize: dt.itemSize, storageStart });
+    located.set(stored, { record, view, itemSize: dt.itemSize, storageStart });
     tensors.push(stored);
   }
   return {
@@ -203,7 +212,8 @@ export async function torchReader(source: ByteSource, only?: string): Promise<Fo
           `no tensor ${quote(t.name ?? '')} in this checkpoint`,
         );
       }
-      const { view, itemSize, record, dtype } = at;
+      const dtype = loadableDtype(t);
+      const { view, itemSize, record } = at;
       const span = await readExactly(
         source,
         at.storageStart + view.first * itemSize,

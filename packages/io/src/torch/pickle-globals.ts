@@ -6,7 +6,7 @@ import { quote } from '../text.js';
 import { pickleError } from './pickle-error.js';
 import { isKind, kindOf, type PickleValue, type TupleValue } from './pickle-values.js';
 import { REBUILDERS } from './tensor-rebuild.js';
-import { STORAGE_CLASS_DTYPES, TORCH_DTYPE_SIZES } from './torch-dtypes.js';
+import { QSCHEMES, STORAGE_CLASS_DTYPES, TORCH_DTYPE_SIZES } from './torch-dtypes.js';
 
 const emptyDict = (): PickleValue => ({ kind: 'dict', entries: null });
 
@@ -53,12 +53,13 @@ const CLASSES: ReadonlyMap<string, (args: TupleValue) => PickleValue> = new Map(
   ['builtins.set', noArgs('builtins.set', () => ({ kind: 'set' }))],
 ]);
 
-/** Globals that are only ever arguments: storage classes, dtypes, torch.Tensor. */
+/** Globals that are only ever arguments: storage classes, dtypes, qschemes, torch.Tensor. */
 const VALUES: ReadonlySet<string> = new Set([
   'torch.Tensor',
   'torch.storage.UntypedStorage',
   ...[...STORAGE_CLASS_DTYPES.keys()].map((name) => `torch.${name}`),
   ...[...TORCH_DTYPE_SIZES.keys()].map((name) => `torch.${name}`),
+  ...[...QSCHEMES].map((name) => `torch.${name}`),
 ]);
 
 /** The global `module.name` (Python 2's `__builtin__` read as `builtins`), if it is allowed. */

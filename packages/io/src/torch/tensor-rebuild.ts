@@ -1,7 +1,8 @@
 // What torch's rebuild functions would make of their arguments, as records: a storage from its
-// persistent id, a tensor from `_rebuild_tensor_v2` / `_v3`, a parameter (the tensor it wraps)
-// from `_rebuild_parameter` / `_with_state`. Every argument is checked for the type torch passes;
-// the view must lie inside its storage, so no later read is sized by a lie.
+// persistent id, a tensor from `_rebuild_tensor_v2` / `_v3` / `_rebuild_qtensor` (a quantized
+// one: its scale and zero points are checked for form and dropped), a parameter (the tensor it
+// wraps) from `_rebuild_parameter` / `_with_state`. Every argument is checked for the type torch
+// passes; the view must lie inside its storage, so no later read is sized by a lie.
 
 import { quote } from '../text.js';
 import { pickleError } from './pickle-error.js';
@@ -13,7 +14,13 @@ import {
   type TensorValue,
   type TupleValue,
 } from './pickle-values.js';
-import { STORAGE_CLASS_DTYPES, TORCH_DTYPE_SIZES } from './torch-dtypes.js';
+import {
+  QSCHEMES,
+  QUANTIZED_DTYPES,
+  STORAGE_CLASS_DTYPES,
+  TORCH_DTYPE_SIZES,
+  VALUES_PER_ELEMENT,
+} from './torch-dtypes.js';
 
 const UNTYPED_STORAGE = 'torch.storage.UntypedStorage';
 /** As numpy's NPY_MAXDIMS; it also bounds the work of one rebuild, however often its shape is reused. */
@@ -112,9 +119,10 @@ function tensorOf(args: readonly PickleValue[], dtype: string | undefined): Tens
 }
 
 /**
- * The last element the view reaches lies inside the storage (an empty view: its offset does).
- * In doubles: every term is an integer, exact below 2^53, and rounding never brings a sum at or
- * above 2^53 back under a numel, which is below it.
+ * The last value the view reaches lies inside the storage (an empty view: its offset does); a
+ * packed dtype's offset and strides count values, several to a storage element. In doubles:
+ * every term is an integer, exact below 2^53, and rounding never brings a sum at or above 2^53
+ * back under a numel, which is below it.
  */
 function checkExtent(storage: StorageValue, offset: number, shape: number[], strides: number[]) {
   let end = offset;
@@ -124,10 +132,11 @@ function checkExtent(storage: StorageValue, offset: number, shape: number[], str
       end += (dim - 1) * (strides[i] as number);
     });
   }
-  if (end > storage.numel) {
+  const values = storage.numel * (VALUES_PER_ELEMENT.get(storage.dtype) ?? 1);
+  if (end > values) {
     throw pickleError(
       `a tensor of shape (${shape.join(', ')}) at offset ${offset} reaches element ${end} ` +
-        `of storage ${quote(storage.key)}, which holds ${storage.numel}`,
+        `of storage ${quote(storage.key)}, which holds ${values}`,
     );
   }
 }
@@ -144,6 +153,30 @@ function tensorArg(value: PickleValue): TensorValue {
     throw pickleError(`a parameter wraps ${kindOf(value)}, not a tensor`);
   }
   return value;
+}
+
+/**
+ * `_rebuild_qtensor(storage, offset, size, stride, quantizer_params, requires_grad, hooks)`: a
+ * quantized storage's view. The parameters are `(qscheme, scale, zero_point)` or
+ * `(qscheme, scales, zero_points, axis)`, as torch writes them; nothing reads them.
+ */
+function quantizedTensor(args: TupleValue): TensorValue {
+  const items = arity('_rebuild_qtensor', args, [7]);
+  const params = items[4] as PickleValue;
+  const scheme = isKind(params, 'tuple') ? (params.items[0] as PickleValue) : null;
+  const name = isKind(scheme, 'global') ? scheme.name.replace(/^torch\./, '') : '';
+  if (!isKind(params, 'tuple') || !QSCHEMES.has(name)) {
+    throw pickleError(`_rebuild_qtensor's parameters are not (qscheme, ...)`);
+  }
+  const count = name.startsWith('per_channel') ? 4 : 3;
+  if (params.items.length !== count) {
+    throw pickleError(`_rebuild_qtensor's ${name} takes ${count} parameters`);
+  }
+  const storage = storageArg(items[0] as PickleValue);
+  if (!QUANTIZED_DTYPES.has(storage.dtype)) {
+    throw pickleError(`_rebuild_qtensor of storage ${quote(storage.key)} holding ${storage.dtype}`);
+  }
+  return tensorOf([...items.slice(0, 4), ...items.slice(5)], undefined);
 }
 
 /** The functions that make a tensor from its storage and view, by global name. */
@@ -165,6 +198,7 @@ const TENSOR_REBUILDERS: ReadonlyMap<string, (args: TupleValue) => TensorValue> 
       return tensorOf(items, name);
     },
   ],
+  ['torch._utils._rebuild_qtensor', quantizedTensor],
   [
     'torch._utils._rebuild_parameter',
     (args: TupleValue) => tensorArg(arity('_rebuild_parameter', args, [3])[0] as PickleValue),
