@@ -47,103 +47,6 @@ const size = (full, reduced) => (REDUCED ? reduced : full);
  */
 const within = (ms, limit) => REDUCED || ms < limit;
 
-// 22: torch tensors of dtypes tensorops cannot hold (complex32, quantized) are listed, never read:
-// a quantized view past its packed storage, an expanded quantized view of 2^40 values, and
-// quantization parameters nested a million deep are each one line at open; reading, converting
-// or gathering a listed quantized tensor (fixtures/torch/quantized.pt) is one line, nothing left.
-{
-  const TORCH = new URL('../fixtures/torch/', import.meta.url).pathname;
-  const text = (t) => {
-    const b = Buffer.from(t, 'utf8');
-    const head = Buffer.from([0x58, 0, 0, 0, 0]);
-    head.writeUInt32LE(b.length, 1);
-    return Buffer.concat([head, b]);
-  };
-  const glob = (module, name) => Buffer.from(`c${module}\n${name}\n`);
-  /** LONG1 of a non-negative integer below 2^47. */
-  const long = (n) => {
-    const b = Buffer.alloc(6);
-    b.writeUIntLE(n, 0, 6);
-    return Buffer.concat([Buffer.from([0x8a, 6]), b]);
-  };
-  const tuple = (items) => Buffer.concat([Buffer.from('('), ...items, Buffer.from('t')]);
-  const affine = tuple([glob('torch', 'per_tensor_affine'), Buffer.from('K\x01K\x00', 'latin1')]);
-  /** {'q': _rebuild_qtensor(storage, 0, shape, strides, params, False, OrderedDict())}. */
-  const qtensor = (storageClass, numel, shape, strides, params) =>
-    Buffer.concat([
-      Buffer.from([0x80, 0x02, 0x7d]),
-      text('q'),
-      glob('torch._utils', '_rebuild_qtensor'),
-      Buffer.from('('),
-      tuple([text('storage'), glob('torch', storageClass), text('0'), text('cpu'), long(numel)]),
-      Buffer.from('Q'),
-      long(0),
-      tuple(shape.map(long)),
-      tuple(strides.map(long)),
-      params,
-      Buffer.from([0x89]),
-      glob('collections', 'OrderedDict'),
-      Buffer.from(')RtRs.'),
-    ]);
-  const depth = size(1_000_000, 100_000);
-  // (per_tensor_affine, ((((...)))), 1): a tuple nested `depth` deep as the scale.
-  const deepParams = Buffer.concat([
-    Buffer.from('('),
-    glob('torch', 'per_tensor_affine'),
-    Buffer.alloc(depth, 0x28),
-    Buffer.alloc(depth, 0x74),
-    Buffer.from('K\x01t'),
-  ]);
-  for (const [id, pickle, says] of [
-    [
-      'torch-unheld-packed-past',
-      qtensor('QUInt4x2Storage', 8, [17], [1], affine),
-      'reaches element 17',
-    ],
-/** A torch.save archive: `pickle` as its data.pkl, each of `storages` as its data/KEY member. */
-function torchZip(pickle, storages = {}) {
-  return zip([
-    { name: 'archive/data.pkl', data: pickle },
-    { name: 'archive/byteorder', data: Buffer.from('little') },
-    ...Object.entries(storages).map(([key, data]) => ({ name: `archive/data/${key}`, data })),
-  ]);
-}
-
-    ['torch-unheld-expanded', qtensor('QInt8Storage', 8, [2 ** 40], [0], affine), 'overlapping'],
-    ['torch-unheld-deep-params', qtensor('QInt8Storage', 8, [8], [1], deepParams), null],
-  ]) {
-    add(id, 22, async (dir) => {
-      const path = join(dir, 'q.pt');
-      writeFileSync(path, torchZip(pickle, { 0: Buffer.alloc(8) }));
-      const r = await run(['convert', path, 'out.safetensors'], { cwd: dir });
-      const clean = cleanFailure(r, dir, ['q.pt']);
-      // Nested parameters are read as any tuple: listed, then refused as a quantized tensor.
-      const named =
-        says === null ? r.stderr.includes('torch.qint8 (qint8)') : r.stderr.includes(says);
-      return { result: r, ok: clean.ok && named && r.rss < 512 * MB, left: clean.left };
-    });
-  }
-  const quantized = join(TORCH, 'quantized.pt');
-  for (const [id, args] of [
-    ['torch-unheld-show', () => ['show', `${quantized}:q_uint4x2`]],
-    ['torch-unheld-convert', () => ['convert', quantized, 'out.safetensors']],
-    [
-      'torch-unheld-gather',
-      (dir) => ['gather', `${quantized}:q_int32_t`, idx(), '-o', join(dir, 'g.npy')],
-    ],
-  ]) {
-    add(id, 22, async (dir) => {
-      const r = await run(args(dir), { cwd: dir });
-      const clean = cleanFailure(r, dir);
-      return {
-        result: r,
-        ok: clean.ok && r.stderr.includes('which tensorops cannot hold'),
-        left: clean.left,
-      };
-    });
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Files, built byte by byte (no numpy needed)
 
@@ -195,6 +98,15 @@ function sparseNpy(path, descr, shape, itemSize) {
   writeSync(fd, header);
   ftruncateSync(fd, header.length + shape.reduce((a, b) => a * b, 1) * itemSize);
   closeSync(fd);
+}
+
+/** A torch.save archive: `pickle` as its data.pkl, each of `storages` as its data/KEY member. */
+function torchZip(pickle, storages = {}) {
+  return zip([
+    { name: 'archive/data.pkl', data: pickle },
+    { name: 'archive/byteorder', data: Buffer.from('little') },
+    ...Object.entries(storages).map(([key, data]) => ({ name: `archive/data/${key}`, data })),
+  ]);
 }
 
 /**
@@ -1842,6 +1754,94 @@ for (const [id, digits] of [
       note: `float16 bits 0x${value.toString(16)}`,
     };
   });
+}
+
+// 22: torch tensors of dtypes tensorops cannot hold (complex32, quantized) are listed, never read:
+// a quantized view past its packed storage, an expanded quantized view of 2^40 values, and
+// quantization parameters nested a million deep are each one line at open; reading, converting
+// or gathering a listed quantized tensor (fixtures/torch/quantized.pt) is one line, nothing left.
+{
+  const TORCH = new URL('../fixtures/torch/', import.meta.url).pathname;
+  const text = (t) => {
+    const b = Buffer.from(t, 'utf8');
+    const head = Buffer.from([0x58, 0, 0, 0, 0]);
+    head.writeUInt32LE(b.length, 1);
+    return Buffer.concat([head, b]);
+  };
+  const glob = (module, name) => Buffer.from(`c${module}\n${name}\n`);
+  /** LONG1 of a non-negative integer below 2^47. */
+  const long = (n) => {
+    const b = Buffer.alloc(6);
+    b.writeUIntLE(n, 0, 6);
+    return Buffer.concat([Buffer.from([0x8a, 6]), b]);
+  };
+  const tuple = (items) => Buffer.concat([Buffer.from('('), ...items, Buffer.from('t')]);
+  const affine = tuple([glob('torch', 'per_tensor_affine'), Buffer.from('K\x01K\x00', 'latin1')]);
+  /** {'q': _rebuild_qtensor(storage, 0, shape, strides, params, False, OrderedDict())}. */
+  const qtensor = (storageClass, numel, shape, strides, params) =>
+    Buffer.concat([
+      Buffer.from([0x80, 0x02, 0x7d]),
+      text('q'),
+      glob('torch._utils', '_rebuild_qtensor'),
+      Buffer.from('('),
+      tuple([text('storage'), glob('torch', storageClass), text('0'), text('cpu'), long(numel)]),
+      Buffer.from('Q'),
+      long(0),
+      tuple(shape.map(long)),
+      tuple(strides.map(long)),
+      params,
+      Buffer.from([0x89]),
+      glob('collections', 'OrderedDict'),
+      Buffer.from(')RtRs.'),
+    ]);
+  const depth = size(1_000_000, 100_000);
+  // (per_tensor_affine, ((((...)))), 1): a tuple nested `depth` deep as the scale.
+  const deepParams = Buffer.concat([
+    Buffer.from('('),
+    glob('torch', 'per_tensor_affine'),
+    Buffer.alloc(depth, 0x28),
+    Buffer.alloc(depth, 0x74),
+    Buffer.from('K\x01t'),
+  ]);
+  for (const [id, pickle, says] of [
+    [
+      'torch-unheld-packed-past',
+      qtensor('QUInt4x2Storage', 8, [17], [1], affine),
+      'reaches element 17',
+    ],
+    ['torch-unheld-expanded', qtensor('QInt8Storage', 8, [2 ** 40], [0], affine), 'overlapping'],
+    ['torch-unheld-deep-params', qtensor('QInt8Storage', 8, [8], [1], deepParams), null],
+  ]) {
+    add(id, 22, async (dir) => {
+      const path = join(dir, 'q.pt');
+      writeFileSync(path, torchZip(pickle, { 0: Buffer.alloc(8) }));
+      const r = await run(['convert', path, 'out.safetensors'], { cwd: dir });
+      const clean = cleanFailure(r, dir, ['q.pt']);
+      // Nested parameters are read as any tuple: listed, then refused as a quantized tensor.
+      const named =
+        says === null ? r.stderr.includes('torch.qint8 (qint8)') : r.stderr.includes(says);
+      return { result: r, ok: clean.ok && named && r.rss < 512 * MB, left: clean.left };
+    });
+  }
+  const quantized = join(TORCH, 'quantized.pt');
+  for (const [id, args] of [
+    ['torch-unheld-show', () => ['show', `${quantized}:q_uint4x2`]],
+    ['torch-unheld-convert', () => ['convert', quantized, 'out.safetensors']],
+    [
+      'torch-unheld-gather',
+      (dir) => ['gather', `${quantized}:q_int32_t`, idx(), '-o', join(dir, 'g.npy')],
+    ],
+  ]) {
+    add(id, 22, async (dir) => {
+      const r = await run(args(dir), { cwd: dir });
+      const clean = cleanFailure(r, dir);
+      return {
+        result: r,
+        ok: clean.ok && r.stderr.includes('which tensorops cannot hold'),
+        left: clean.left,
+      };
+    });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
