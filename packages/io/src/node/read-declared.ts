@@ -78,7 +78,11 @@ export async function readDeclaredBytes(
 ): Promise<Uint8Array> {
   const prefix = new Prefix(stream[Symbol.asyncIterator](), label);
   try {
-    return await takeDeclared(prefix, label, format ?? formatOfMagic(await prefix.take(MAGIC_BYTES)));
+    return await takeDeclared(
+      prefix,
+      label,
+      format ?? formatOfMagic(await prefix.take(MAGIC_BYTES)),
+    );
   } finally {
     await prefix.close();
   }
