@@ -3,7 +3,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tensorFrom } from '@tensorops/core';
+import { type Tensor, tensorFrom } from '@tensorops/core';
 import { decodeNpy, encodeSafetensors } from '@tensorops/io';
 import { openTensorFile, readTensorFile } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
@@ -122,7 +122,9 @@ describe('sharded checkpoints', () => {
       const map: Record<string, string> = {};
       for (let k = 0; k < SHARDS; k++) {
         const shard = `s${k}.safetensors`;
-        const entries = [{ name: `t${k}`, tensor: tensorFrom('float32', [3], [k, k + 1, k + 2]) }];
+        const entries: { name: string; tensor: Tensor }[] = [
+          { name: `t${k}`, tensor: tensorFrom('float32', [3], [k, k + 1, k + 2]) },
+        ];
         if (k === SHARDS - 1)
           entries.push({ name: 'idx', tensor: tensorFrom('int64', [2], [2, 0]) });
         for (const { name } of entries) map[name] = shard;
