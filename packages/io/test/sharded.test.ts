@@ -5,6 +5,7 @@ import {
   copyFileSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
   writeFileSync,
@@ -15,6 +16,7 @@ import { tensorFrom } from '@tensorops/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openingAtMost } from '../src/file/reopening-sources.js';
+import { openShardedFile } from '../src/file/sharded-file.js';
 import type { ByteSource } from '../src/file/source.js';
 import { encodeSafetensors, parseShardIndex } from '../src/index.js';
 import { collectStream, gatherFromFile, openTensorFile } from '../src/node/index.js';
@@ -22,6 +24,7 @@ import { openSource } from '../src/node/source.js';
 import { isShardIndexPath } from '../src/shard-index.js';
 import { checkpointsManifest as manifest, SHARDED_DIR } from './format-fixtures.js';
 import { expectError, expectRejection } from './helpers.js';
+import { TORCH_FIXTURES, expected as torchExpected } from './torch-fixtures.js';
 
 const INDEX = join(SHARDED_DIR, manifest.index);
 const b64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
@@ -279,6 +282,39 @@ describe('a sharded checkpoint as one tensor file', () => {
 });
 
 describe('openingAtMost', () => {
+  for (const [what, folder, indexName, want] of [
+    [
+      'safetensors',
+      SHARDED_DIR,
+      manifest.index,
+      manifest.tensors.map((t) => ({ name: t.name, b64: t.b64 })),
+    ],
+    [
+      'torch',
+      join(TORCH_FIXTURES, 'sharded'),
+      'pytorch_model.bin.index.json',
+      torchExpected['sharded/pytorch_model.bin.index.json']?.tensors ?? [],
+    ],
+  ] as const) {
+    it(`${what} shards, one open at a time: every tensor read through a reopened shard`, async () => {
+      const index = join(folder, indexName);
+      const opening = openingAtMost((shard) => openSource(join(folder, shard)), 1);
+      const f = await openShardedFile(index, readFileSync(index, 'utf8'), opening);
+      try {
+        expect(want.length).toBeGreaterThan(2);
+        // The shards alternate, so nearly every read finds its shard closed for the other one.
+        for (const e of [...want, ...want].reverse()) {
+          const stored = f.tensors.find((t) => t.name === e.name);
+          if (stored === undefined) throw new Error(`no tensor ${e.name}`);
+          expect(b64((await f.read(stored)).data), e.name).toBe(e.b64);
+          expect(b64((await collectStream(f.stream(stored))).data), e.name).toBe(e.b64);
+        }
+      } finally {
+        await f.close();
+      }
+    });
+  }
+
   it('serves every read as the file would, with at most the limit plus the reads in flight open', async () => {
     await fc.assert(
       fc.asyncProperty(
