@@ -229,6 +229,11 @@ function run(args, options = {}) {
       commandArgs = ['-c', 'exec "$0" "$@" >&-', process.execPath, BIN, ...args];
       stdio[1] = 'ignore';
     }
+    if (options.openFiles !== undefined) {
+      command = '/bin/sh';
+      const limit = `ulimit -n ${options.openFiles} && exec "$0" "$@"`;
+      commandArgs = ['-c', limit, process.execPath, BIN, ...args];
+    }
     const started = performance.now();
     const child = spawn(command, commandArgs, {
       cwd: options.cwd,
@@ -1843,6 +1848,60 @@ for (const [id, digits] of [
     });
   }
 }
+
+// 21: a sharded checkpoint of more shards than the CLI may hold files open (`ulimit -n 256`):
+// inspect --verify and convert of the whole index succeed, holding only a few shards open at once,
+// and a shard missing deep in the index is one error naming it, with nothing written
+const SHARDS_OPEN_FILES = 256;
+const SHARDS_COUNT = size(20_000, 3_000);
+/** `model-K.safetensors` for every K < n but `missing`, each one float32 [1, 4] tensor. */
+function writeShards(dir, n, missing = -1) {
+  manyShardIndex(dir, n);
+  for (let k = 0; k < n; k++) {
+    if (k !== missing) writeFileSync(join(dir, `model-${k}.safetensors`), shardOf(k));
+  }
+  return join(dir, 'model.safetensors.index.json');
+}
+add('shards-verify-past-open-limit', 21, async (dir) => {
+  const index = writeShards(dir, SHARDS_COUNT);
+  const r = await run(['inspect', index, '--verify'], {
+    openFiles: SHARDS_OPEN_FILES,
+    timeoutMs: 120_000,
+  });
+  const verified = `verified ${index}: ${SHARDS_COUNT} tensors`;
+  return {
+    result: r,
+    ok: r.code === 0 && r.stderr.includes(verified) && within(r.ms, 30_000),
+    left: filesIn(dir).length - SHARDS_COUNT - 1,
+  };
+});
+add('shards-convert-past-open-limit', 21, async (dir) => {
+  const index = writeShards(dir, SHARDS_COUNT);
+  const out = join(dir, 'merged.safetensors');
+  const r = await run(['convert', index, out], {
+    openFiles: SHARDS_OPEN_FILES,
+    timeoutMs: 120_000,
+  });
+  const written = existsSync(out) ? statSync(out).size : 0;
+  return {
+    result: r,
+    ok: r.code === 0 && written > SHARDS_COUNT * 16 && within(r.ms, 60_000),
+    left: filesIn(dir).length - SHARDS_COUNT - 2,
+    note: `${written} bytes`,
+  };
+});
+add('shards-missing-past-open-limit', 21, async (dir) => {
+  const missing = SHARDS_COUNT - 2;
+  const index = writeShards(dir, SHARDS_COUNT, missing);
+  const inputs = filesIn(dir);
+  const r = await run(['convert', index, join(dir, 'merged.safetensors')], {
+    openFiles: SHARDS_OPEN_FILES,
+    timeoutMs: 120_000,
+  });
+  const { ok, left } = cleanFailure(r, dir, inputs);
+  const named = `shard 'model-${missing}.safetensors' of tensor 'layers.${missing}.weight': cannot read: no such file`;
+  return { result: r, ok: ok && r.stderr.includes(named) && within(r.ms, 30_000), left };
+});
 
 // ---------------------------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ export interface RunResult {
 /**
  * Spawns the built bin with piped stdio (so stdout is not a TTY), optional stdin bytes. With
  * `timeoutMs`, a run that would hang is killed then (spawnSync blocks the test's own timers).
+ * With `openFiles`, the run may hold at most that many descriptors open (`ulimit -n` in sh).
  */
 export function tensorops(
   args: readonly string[],
@@ -47,21 +48,23 @@ export function tensorops(
     env?: Record<string, string>;
     nodeArgs?: string[];
     timeoutMs?: number;
+    openFiles?: number;
   } = {},
 ): RunResult {
-  const r: SpawnSyncReturns<Buffer> = spawnSync(
-    process.execPath,
-    [...(options.nodeArgs ?? []), BIN, ...args],
-    {
-      input: options.input ?? new Uint8Array(0),
-      cwd: options.cwd ?? REPO,
-      env: { PATH: process.env.PATH ?? '', ...options.env },
-      maxBuffer: 1 << 30,
-      ...(options.timeoutMs === undefined
-        ? {}
-        : { timeout: options.timeoutMs, killSignal: 'SIGKILL' }),
-    },
-  );
+  const argv = [process.execPath, ...(options.nodeArgs ?? []), BIN, ...args];
+  const limited =
+    options.openFiles === undefined
+      ? argv
+      : ['sh', '-c', `ulimit -n ${options.openFiles} && exec "$0" "$@"`, ...argv];
+  const r: SpawnSyncReturns<Buffer> = spawnSync(limited[0] as string, limited.slice(1), {
+    input: options.input ?? new Uint8Array(0),
+    cwd: options.cwd ?? REPO,
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    maxBuffer: 1 << 30,
+    ...(options.timeoutMs === undefined
+      ? {}
+      : { timeout: options.timeoutMs, killSignal: 'SIGKILL' }),
+  });
   return {
     status: r.status,
     signal: r.signal,

@@ -1,10 +1,11 @@
 // Sharded checkpoints (`*.safetensors.index.json`) wherever a tensor file goes: inspect, gather,
 // convert and FILE:NAME references. Fixtures: scripts/fixtures/checkpoints.py (official writer).
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeNpy } from '@tensorops/io';
-import { readTensorFile } from '@tensorops/io/node';
+import { type Tensor, tensorFrom } from '@tensorops/core';
+import { decodeNpy, encodeSafetensors } from '@tensorops/io';
+import { openTensorFile, readTensorFile } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
 import { REPO, repoArg, tempDir, tensorops } from './helpers.js';
 
@@ -110,4 +111,78 @@ describe('sharded checkpoints', () => {
       expect(r.stderr.split('\n')).toHaveLength(2);
     });
   }
+
+  describe('with more shards than the process may hold files open', () => {
+    // Far more shards than descriptors: a run that kept every shard open would fail with EMFILE.
+    const SHARDS = 3000;
+    const OPEN_FILES = 256;
+    /** Shard k holds float32 `t{k}` = [k, k+1, k+2]; the last one also int64 `idx` = [2, 0]. */
+    const manyShards = (): string => {
+      const dir = tempDir();
+      const map: Record<string, string> = {};
+      for (let k = 0; k < SHARDS; k++) {
+        const shard = `s${k}.safetensors`;
+        const entries: { name: string; tensor: Tensor }[] = [
+          { name: `t${k}`, tensor: tensorFrom('float32', [3], [k, k + 1, k + 2]) },
+        ];
+        if (k === SHARDS - 1)
+          entries.push({ name: 'idx', tensor: tensorFrom('int64', [2], [2, 0]) });
+        for (const { name } of entries) map[name] = shard;
+        writeFileSync(join(dir, shard), encodeSafetensors(entries));
+      }
+      const index = join(dir, 'many.safetensors.index.json');
+      writeFileSync(index, JSON.stringify({ weight_map: map }));
+      return index;
+    };
+    const values = (bytes: Uint8Array): number[] =>
+      Array.from(new Float32Array(bytes.slice().buffer));
+
+    it('inspect, --verify and convert of the whole index', async () => {
+      const index = manyShards();
+      const limit = { openFiles: OPEN_FILES, timeoutMs: 60_000 };
+      const listed = tensorops(['inspect', index, '--json'], limit);
+      expect(listed.stderr).toBe('');
+      expect(listed.status).toBe(0);
+      const doc = JSON.parse(listed.stdout.toString());
+      expect(doc.shards).toBe(SHARDS);
+      expect(doc.tensors).toHaveLength(SHARDS + 1);
+      const verified = tensorops(['inspect', index, '--verify'], limit);
+      expect(verified.status).toBe(0);
+      // Every tensor is read: 12 bytes in each shard and the 16 of `idx`.
+      const read = `${((SHARDS * 12 + 16) / 1024).toFixed(1)} KiB read`;
+      expect(verified.stderr).toContain(
+        `${SHARDS + 1} tensors, ${read} (each tensor fills its declared size; each of ${SHARDS} shards holds exactly`,
+      );
+      const out = join(tempDir(), 'merged.safetensors');
+      const merged = tensorops(['convert', index, out], limit);
+      expect(merged.stderr).toBe('');
+      expect(merged.status).toBe(0);
+      const file = await openTensorFile(out);
+      try {
+        expect(file.tensors).toHaveLength(SHARDS + 1);
+        for (let k = 0; k < SHARDS; k++) {
+          expect(values((await file.read(file.get(`t${k}`))).data), `t${k}`).toEqual([
+            k,
+            k + 1,
+            k + 2,
+          ]);
+        }
+      } finally {
+        await file.close();
+      }
+    });
+
+    it('gathers with the data and the indices in two shards', () => {
+      const index = manyShards();
+      const out = join(tempDir(), 'rows.npy');
+      const r = tensorops(['gather', `${index}:t7`, `${index}:idx`, '-o', out], {
+        openFiles: OPEN_FILES,
+        timeoutMs: 60_000,
+      });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      const got = decodeNpy(new Uint8Array(readFileSync(out)));
+      expect(values(got.data)).toEqual([9, 7]);
+    });
+  });
 });

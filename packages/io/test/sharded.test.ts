@@ -5,6 +5,7 @@ import {
   copyFileSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
   writeFileSync,
@@ -12,15 +13,48 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tensorFrom } from '@tensorops/core';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openingAtMost } from '../src/file/reopening-sources.js';
+import { openShardedFile } from '../src/file/sharded-file.js';
+import type { ByteSource } from '../src/file/source.js';
 import { encodeSafetensors, parseShardIndex } from '../src/index.js';
 import { collectStream, gatherFromFile, openTensorFile } from '../src/node/index.js';
+import { openSource } from '../src/node/source.js';
 import { isShardIndexPath } from '../src/shard-index.js';
 import { checkpointsManifest as manifest, SHARDED_DIR } from './format-fixtures.js';
 import { expectError, expectRejection } from './helpers.js';
+import { TORCH_FIXTURES, expected as torchExpected } from './torch-fixtures.js';
 
 const INDEX = join(SHARDED_DIR, manifest.index);
 const b64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
+
+/** This process's descriptors open on files under `folder` (Linux). */
+function openUnder(folder: string): string[] {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(folder);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** `count` one-tensor shards `s{k}.safetensors` holding float32 [k, k+1] and their index. */
+function writeManyShards(folder: string, count: number): string {
+  const map: Record<string, string> = {};
+  for (let k = 0; k < count; k++) {
+    map[`t${k}`] = `s${k}.safetensors`;
+    const tensor = tensorFrom('float32', [2], [k, k + 1]);
+    writeFileSync(
+      join(folder, `s${k}.safetensors`),
+      encodeSafetensors([{ name: `t${k}`, tensor }]),
+    );
+  }
+  const index = join(folder, 'm.safetensors.index.json');
+  writeFileSync(index, JSON.stringify({ weight_map: map }));
+  return index;
+}
 
 let dir: string | undefined;
 afterEach(() => {
@@ -160,17 +194,72 @@ describe('a sharded checkpoint as one tensor file', () => {
     }
     const index = join(folder, 'm.safetensors.index.json');
     writeFileSync(index, JSON.stringify({ weight_map: map }));
-    const openShards = () =>
-      readdirSync('/proc/self/fd').filter((fd) => {
-        try {
-          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(folder);
-        } catch {
-          return false;
-        }
-      });
     const e = await expectRejection(openTensorFile(index));
     expect(e.message).toContain(`${index}: shard 's12.safetensors': not a .safetensors file`);
-    expect(openShards()).toEqual([]);
+    expect(openUnder(folder)).toEqual([]);
+  });
+
+  it('keeps a few shards open, however many there are, and reads every tensor', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tensorops-sharded-'));
+    const count = 1000;
+    const index = writeManyShards(dir, count);
+    // The pool holds a few dozen shards, plus one per read in flight: far fewer than the shards.
+    const atOnce = 8;
+    const fewerThan = count / 10;
+    const f = await openTensorFile(index);
+    let most = openUnder(dir).length;
+    try {
+      expect(f.tensors).toHaveLength(count);
+      expect(f.sharded?.shards).toBe(count);
+      // In map order, one at a time.
+      for (const k of f.tensors.keys()) {
+        const t = await f.read(f.get(`t${k}`));
+        expect(Array.from(new Float32Array(t.data.slice().buffer)), `t${k}`).toEqual([k, k + 1]);
+        most = Math.max(most, openUnder(dir).length);
+      }
+      // Then twice over in a shuffled order, as many at once as shard headers are read.
+      const order = [...f.tensors.keys(), ...f.tensors.keys()].map((k) => (k * 7919) % count);
+      const all: number[] = [];
+      for (let at = 0; at < order.length; at += atOnce) {
+        const values = await Promise.all(
+          order.slice(at, at + atOnce).map(async (k) => {
+            const t = await collectStream(f.stream(f.get(`t${k}`)));
+            return new Float32Array(t.data.slice().buffer)[0] as number;
+          }),
+        );
+        most = Math.max(most, openUnder(dir).length);
+        all.push(...values);
+      }
+      expect(all).toEqual(order);
+    } finally {
+      await f.close();
+    }
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThan(fewerThan);
+    expect(openUnder(dir)).toEqual([]);
+  });
+
+  it('a shard removed or rewritten after its header was read fails its read, naming it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tensorops-sharded-'));
+    const index = writeManyShards(dir, 100);
+    const f = await openTensorFile(index);
+    try {
+      // Shards 0 and 1 were the first opened: closed since, as the others were opened.
+      rmSync(join(dir, 's0.safetensors'));
+      const gone = await expectRejection(f.read(f.get('t0')));
+      expect(gone.message).toBe(
+        `${index}: ${join(dir, 's0.safetensors')}: cannot read: no such file or directory`,
+      );
+      writeFileSync(join(dir, 's1.safetensors'), new Uint8Array(8));
+      const changed = await expectRejection(f.read(f.get('t1')));
+      expect(changed.message).toBe(
+        `${index}: ${join(dir, 's1.safetensors')}: the file changed since it was opened`,
+      );
+      const t = await f.read(f.get('t2'));
+      expect(Array.from(new Float32Array(t.data.slice().buffer))).toEqual([2, 3]);
+    } finally {
+      await f.close();
+    }
   });
 
   for (const bad of manifest.invalid) {
@@ -190,4 +279,97 @@ describe('a sharded checkpoint as one tensor file', () => {
       expect(e.message).not.toContain('\n');
     });
   }
+});
+
+describe('openingAtMost', () => {
+  for (const [what, folder, indexName, want] of [
+    [
+      'safetensors',
+      SHARDED_DIR,
+      manifest.index,
+      manifest.tensors.map((t) => ({ name: t.name, b64: t.b64 })),
+    ],
+    [
+      'torch',
+      join(TORCH_FIXTURES, 'sharded'),
+      'pytorch_model.bin.index.json',
+      torchExpected['sharded/pytorch_model.bin.index.json']?.tensors ?? [],
+    ],
+  ] as const) {
+    it(`${what} shards, one open at a time: every tensor read through a reopened shard`, async () => {
+      const index = join(folder, indexName);
+      const opening = openingAtMost((shard) => openSource(join(folder, shard)), 1);
+      const f = await openShardedFile(index, readFileSync(index, 'utf8'), opening);
+      try {
+        expect(want.length).toBeGreaterThan(2);
+        // The shards alternate, so nearly every read finds its shard closed for the other one.
+        for (const e of [...want, ...want].reverse()) {
+          const stored = f.tensors.find((t) => t.name === e.name);
+          if (stored === undefined) throw new Error(`no tensor ${e.name}`);
+          expect(b64((await f.read(stored)).data), e.name).toBe(e.b64);
+          expect(b64((await collectStream(f.stream(stored))).data), e.name).toBe(e.b64);
+        }
+      } finally {
+        await f.close();
+      }
+    });
+  }
+
+  it('serves every read as the file would, with at most the limit plus the reads in flight open', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.uint8Array({ maxLength: 48 }), { minLength: 1, maxLength: 10 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(
+          fc.array(fc.tuple(fc.nat(), fc.nat(60), fc.nat(60)), { minLength: 1, maxLength: 6 }),
+          { maxLength: 8 },
+        ),
+        async (files, limit, batches) => {
+          const folder = mkdtempSync(join(tmpdir(), 'tensorops-reopen-'));
+          let live = 0;
+          let most = 0;
+          // The real opener, its handles counted as they open and close.
+          const open = async (name: string): Promise<ByteSource> => {
+            const source = await openSource(join(folder, name));
+            most = Math.max(most, ++live);
+            const close = source.close.bind(source);
+            source.close = async () => {
+              live--;
+              await close();
+            };
+            return source;
+          };
+          const sources: ByteSource[] = [];
+          try {
+            for (const [k, bytes] of files.entries()) writeFileSync(join(folder, `f${k}`), bytes);
+            const opening = openingAtMost(open, limit);
+            for (const k of files.keys()) sources.push(await opening(`f${k}`));
+            expect(most).toBeLessThanOrEqual(limit + 1);
+            for (const batch of batches) {
+              most = live;
+              await Promise.all(
+                batch.map(async ([pick, position, length]) => {
+                  const bytes = files[pick % files.length] as Uint8Array;
+                  const target = new Uint8Array(length);
+                  const got = await (sources[pick % files.length] as ByteSource).read(
+                    target,
+                    position,
+                  );
+                  const want = bytes.subarray(Math.min(position, bytes.length), position + length);
+                  expect(got).toBe(want.length);
+                  expect(target.subarray(0, got)).toEqual(want);
+                }),
+              );
+              expect(most).toBeLessThanOrEqual(limit + batch.length);
+            }
+          } finally {
+            await Promise.all(sources.map((s) => s.close()));
+            rmSync(folder, { recursive: true, force: true });
+          }
+          expect(live).toBe(0);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
 });
