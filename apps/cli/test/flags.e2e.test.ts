@@ -211,12 +211,39 @@ describe('tensorops flags belong to the commands that use them', () => {
       ...output,
       ...http,
       'indices',
+      ...textInput,
       'slice',
       'axis',
       'batch-dims',
       'oob',
       ...common,
     ]);
+    expect(listedFlags(['gather-elements', '--help'])).toEqual([
+      ...output,
+      ...http,
+      'indices',
+      ...textInput,
+      'slice',
+      'axis',
+      'oob',
+      ...common,
+    ]);
+    expect(listedFlags(['gather-nd', '--help'])).toEqual([
+      ...output,
+      ...http,
+      'indices',
+      ...textInput,
+      'slice',
+      'batch-dims',
+      'flatten-batch',
+      'oob',
+      ...common,
+    ]);
+    // The gathers' text flags read DATA; the index operand keeps its own grammar.
+    const gatherHelp = tensorops(['gather', '--help']).stdout.toString();
+    for (const flag of textInput) {
+      expect(gatherHelp).toMatch(new RegExp(`--${flag}\\s+DATA only, never INDICES_FILE: `));
+    }
     expect(listedFlags(['show', '--help'])).toEqual([
       ...output,
       ...http,

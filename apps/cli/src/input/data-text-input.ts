@@ -1,5 +1,6 @@
-// Text read as data (`convert rows.csv rows.npy`, `show rows.csv`): the kind of text from the
-// extension or --from, its values read in chunks from the file or stdin by io's readDataText.
+// Text read as data (`convert rows.csv rows.npy`, `show rows.csv`, the DATA of the gathers): the
+// kind of text from the extension or --from, its values read in chunks from the file or stdin by
+// io's readDataText. A reference's slice (`rows.csv[::2]`) is split off before its kind is told.
 
 import { createReadStream } from 'node:fs';
 import type { Tensor } from '@tensorops/core';
@@ -11,6 +12,8 @@ import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js
 import { usageError } from '../args/usage-errors.js';
 import type { ParsedArgs } from '../commands/command.js';
 import type { CliIO } from '../run/cli-io.js';
+import { partOfLoaded } from './inputs.js';
+import { isStdinRef, splitSlicedRef } from './sliced-ref.js';
 
 const TEXT_KINDS = ['csv', 'tsv', 'txt', 'json'] as const;
 type TextKind = (typeof TEXT_KINDS)[number];
@@ -47,6 +50,17 @@ export const TEXT_INPUT_FLAGS = {
   'skip-rows': integerFlag('text input: lines to skip at its start, comments included', 0),
 } as const satisfies Record<string, Options>;
 
+/**
+ * The text flags of the gathers: they read DATA alone, and the index operand keeps its own
+ * grammar of integers (index-inputs.ts), whatever these flags say.
+ */
+export const DATA_TEXT_INPUT_FLAGS: Record<string, Options> = Object.fromEntries(
+  Object.entries(TEXT_INPUT_FLAGS).map(([name, flag]) => [
+    name,
+    { ...flag, describe: `DATA only, never INDICES_FILE: ${flag.describe}` },
+  ]),
+);
+
 /** The kind of text data `ref` is read as, or undefined for a tensor file. */
 function textKind(ref: string, args: ParsedArgs): TextKind | undefined {
   if (args.from !== undefined) return choiceOption('from', args.from, TEXT_KINDS, 'csv');
@@ -57,14 +71,16 @@ function textKind(ref: string, args: ParsedArgs): TextKind | undefined {
 }
 
 /**
- * The tensor that text data `ref` holds, or undefined when `ref` is a tensor file (then the text
- * flags are a usage error).
+ * The tensor that text data `reference` holds, whole (its slice, `[...]` or --slice, is split off
+ * here and applied by partOfLoaded), or undefined when it is a tensor file (then the text flags
+ * are a usage error).
  */
 export async function loadDataTextInput(
-  ref: string,
+  reference: string,
   args: ParsedArgs,
   io: CliIO,
 ): Promise<Tensor | undefined> {
+  const { ref } = splitSlicedRef(reference, args.slice);
   const kind = textKind(ref, args);
   const skipRows = integerOption('skip-rows', args['skip-rows'], 0);
   if (skipRows < 0) {
@@ -100,4 +116,29 @@ export async function loadDataTextInput(
     delimiter: kind === 'json' ? undefined : (delimiter ?? DEFAULT_DELIMITERS[kind]),
     skipRows,
   });
+}
+
+/**
+ * The DATA of a gather read as text data, its slice (--slice or DATA[...]) applied; undefined
+ * when DATA is a tensor file.
+ */
+export async function loadDataOperandText(
+  args: ParsedArgs,
+  io: CliIO,
+): Promise<Tensor | undefined> {
+  const data = String(args.data);
+  const indices = args.indices_file;
+  // Indices on stdin are told .npy or text by their first bytes: --from never reads them.
+  if (
+    args.from !== undefined &&
+    !isStdinRef(data) &&
+    indices !== undefined &&
+    isStdio(String(indices))
+  ) {
+    throw usageError(
+      '--from names the kind of text of DATA, never of the indices on stdin (told .npy or integer text by their first bytes): give DATA as - or leave --from out',
+    );
+  }
+  const text = await loadDataTextInput(data, args, io);
+  return text === undefined ? undefined : partOfLoaded(data, text, { slice: args.slice });
 }
