@@ -1470,51 +1470,50 @@ for (const [id, digits] of [
       return { result: r, ok, left: extraFiles(dir, ['huge.npy', 's.npy', 'scalar.npy']) };
     });
   }
-// 18: hostile torch checkpoints (fixtures/torch/hostile, from scripts/fixtures/torch.py): each is
-// one line and exit 1, nothing run (the commands they pickle would create a file in the case's
-// folder), nothing written, memory bounded; plus a pickle nested a million deep, built here.
-{
-  const TORCH = new URL('../fixtures/torch/', import.meta.url).pathname;
-  const { hostile } = JSON.parse(readFileSync(join(TORCH, 'expected.json'), 'utf8'));
-  for (const [name, { error, creates }] of Object.entries(hostile)) {
-    add(`torch-${name}`, 18, async (dir) => {
-      const r = await run(['convert', join(TORCH, 'hostile', `${name}.pt`), 'out.safetensors'], {
-        cwd: dir,
+  // 18: hostile torch checkpoints (fixtures/torch/hostile, from scripts/fixtures/torch.py): each is
+  // one line and exit 1, nothing run (the commands they pickle would create a file in the case's
+  // folder), nothing written, memory bounded; plus a pickle nested a million deep, built here.
+  {
+    const TORCH = new URL('../fixtures/torch/', import.meta.url).pathname;
+    const { hostile } = JSON.parse(readFileSync(join(TORCH, 'expected.json'), 'utf8'));
+    for (const [name, { error, creates }] of Object.entries(hostile)) {
+      add(`torch-${name}`, 18, async (dir) => {
+        const r = await run(['convert', join(TORCH, 'hostile', `${name}.pt`), 'out.safetensors'], {
+          cwd: dir,
+        });
+        const clean = cleanFailure(r, dir);
+        const ran = creates !== undefined && existsSync(join(dir, creates));
+        return {
+          result: r,
+          ok: clean.ok && !ran && r.stderr.toLowerCase().includes(error) && r.rss < 512 * MB,
+          left: clean.left,
+          note: ran ? `${creates} was created` : '',
+        };
       });
-      const clean = cleanFailure(r, dir);
-      const ran = creates !== undefined && existsSync(join(dir, creates));
-      return {
-        result: r,
-        ok: clean.ok && !ran && r.stderr.toLowerCase().includes(error) && r.rss < 512 * MB,
-        left: clean.left,
-        note: ran ? `${creates} was created` : '',
-      };
+    }
+    add('torch-deep-nesting', 18, async (dir) => {
+      // {'a': {'a': ... {}}}: per level EMPTY_DICT, MARK, BINUNICODE 'a'; a SETITEMS per level.
+      const depth = size(1_000_000, 100_000);
+      const level = Buffer.from([0x7d, 0x28, 0x58, 1, 0, 0, 0, 0x61]);
+      const pickle = Buffer.concat([
+        Buffer.from([0x80, 0x02]),
+        Buffer.alloc(depth * level.length).fill(level),
+        Buffer.from([0x7d]),
+        Buffer.alloc(depth, 0x75),
+        Buffer.from([0x2e]),
+      ]);
+      const path = join(dir, 'deep.pt');
+      writeFileSync(
+        path,
+        zip([
+          { name: 'archive/data.pkl', data: pickle },
+          { name: 'archive/byteorder', data: Buffer.from('little') },
+        ]),
+      );
+      const r = await run(['inspect', path], { cwd: dir });
+      return { result: r, ...cleanFailure(r, dir, ['deep.pt']) };
     });
   }
-  add('torch-deep-nesting', 18, async (dir) => {
-    // {'a': {'a': ... {}}}: per level EMPTY_DICT, MARK, BINUNICODE 'a'; a SETITEMS per level.
-    const depth = size(1_000_000, 100_000);
-    const level = Buffer.from([0x7d, 0x28, 0x58, 1, 0, 0, 0, 0x61]);
-    const pickle = Buffer.concat([
-      Buffer.from([0x80, 0x02]),
-      Buffer.alloc(depth * level.length).fill(level),
-      Buffer.from([0x7d]),
-      Buffer.alloc(depth, 0x75),
-      Buffer.from([0x2e]),
-    ]);
-    const path = join(dir, 'deep.pt');
-    writeFileSync(
-      path,
-      zip([
-        { name: 'archive/data.pkl', data: pickle },
-        { name: 'archive/byteorder', data: Buffer.from('little') },
-      ]),
-    );
-    const r = await run(['inspect', path], { cwd: dir });
-    return { result: r, ...cleanFailure(r, dir, ['deep.pt']) };
-  });
-}
-
 }
 
 // 2: large .safetensors headers, read in one pass: a shape of millions of dims, and a header of
@@ -1560,6 +1559,77 @@ for (const [id, file, message] of [
     return { result: r, ok: ok && bounded && r.stderr.includes(message), left };
   });
 }
+
+// 24: text data as the DATA of the gathers: a bad value deep in a long line or on a pipe is one
+// line naming FILE:LINE:COLUMN with memory bounded, no output file; --from with the indices on
+// stdin is refused before stdin is read; a .csv of a million indices is read as indices, not as
+// data (the text flags, given for DATA, do not reach it)
+const GATHER_TEXT_BYTES = size(100 * MB, 8 * MB);
+/** A gather whose text DATA d.txt (`text()`) fails with `message`, cleanly and in bounded memory. */
+function addTextGatherFailure(id, command, text, message, from = []) {
+  add(id, 24, async (dir) => {
+    writeFileSync(join(dir, 'd.txt'), text());
+    const r = await run([command, 'd.txt', '--indices', '[[0]]', '-o', 'o.npy', ...from], {
+      cwd: dir,
+      timeoutMs: 120_000,
+    });
+    const f = cleanFailure(r, dir, ['d.txt']);
+    const bounded = within(r.ms, 10_000) && r.rss < size(300, 200) * MB;
+    return { result: r, ok: f.ok && bounded && r.stderr.includes(message), left: f.left };
+  });
+}
+addTextGatherFailure(
+  'textgather-100mb-line',
+  'gather',
+  () => `${' '.repeat(GATHER_TEXT_BYTES)}x`,
+  `d.txt:1:${GATHER_TEXT_BYTES + 1}: 'x' is not a number`,
+);
+addTextGatherFailure(
+  'textgather-ragged',
+  'gather-nd',
+  () => '1 2\n3 4\n5\n',
+  'd.txt:3:2: this row has 1 value',
+);
+addTextGatherFailure(
+  'textgather-deep-json',
+  'gather-elements',
+  () => '['.repeat(1_000_000),
+  'd.txt:1:65: arrays nested deeper than 64 levels',
+  ['--from', 'json'],
+);
+add('textgather-from-with-stdin-indices', 24, async (dir) => {
+  writeFileSync(join(dir, 'd.csv'), '1,2\n3,4\n');
+  // An endless-looking pipe of indices: refused before it is read.
+  const r = await run(['gather', 'd.csv', '-', '--from', 'csv', '-o', 'o.npy'], {
+    cwd: dir,
+    stdin: { zeros: size(1024, 64) * MB },
+  });
+  const f = cleanFailure(r, dir, ['d.csv'], 2);
+  return {
+    result: r,
+    ok: f.ok && r.stderr.includes('--from names the kind of text of DATA'),
+    left: f.left,
+  };
+});
+add('textgather-million-csv-indices', 24, async (dir) => {
+  const n = size(1_000_000, 200_000);
+  writeFileSync(join(dir, 'd.txt'), '1.5;2.5\n');
+  // Commas: index text that --delimiter ';' (given for DATA) would refuse.
+  writeFileSync(join(dir, 'i.csv'), `${'1,0,'.repeat(n / 2 - 1)}1,0\n`);
+  // One line of values is 1-D, as numpy.loadtxt reads it.
+  const args = ['gather', 'd.txt', 'i.csv', '--delimiter', ';', '-o', 'o.npy'];
+  const r = await run(args, { cwd: dir, timeoutMs: 120_000 });
+  const out = join(dir, 'o.npy');
+  const bytes = existsSync(out) ? readFileSync(out) : Buffer.alloc(0);
+  // [n] float64: 2.5, 1.5, ... and 1.5 last.
+  const last = bytes.length >= 8 ? bytes.readDoubleLE(bytes.length - 8) : Number.NaN;
+  const first = bytes.length >= 8 * n ? bytes.readDoubleLE(bytes.length - 8 * n) : Number.NaN;
+  return {
+    result: r,
+    ok: r.code === 0 && first === 2.5 && last === 1.5 && r.rss < size(600, 300) * MB,
+    left: extraFiles(dir, ['d.txt', 'i.csv', 'o.npy']),
+  };
+});
 
 // ---------------------------------------------------------------------------------------------
 
