@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeNpy } from '@tensorops/io';
+import { tensorFrom } from '@tensorops/core';
+import { decodeNpy, encodeNpy } from '@tensorops/io';
+import { writeTensorsFile } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
 import { listDir, REPO, tempDir, tensorops } from './helpers.js';
 
@@ -311,6 +313,16 @@ describe('tensorops gather, gather-elements, gather-nd: text data as DATA', () =
     const shown = tensorops(['show', `${join(dir, 'rows.csv')}[1, ::2]`]);
     expect(shown.stderr).toBe('');
     expect(shown.stdout.toString()).toBe('4.0\n6.0\n');
+  });
+
+  it('reads FILE:NAME as a tensor of FILE, whatever NAME ends with', async () => {
+    const dir = tempDir();
+    const x = tensorFrom('int32', [2, 2], [1, 2, 3, 4]);
+    await writeTensorsFile(join(dir, 'a.npz'), [{ name: 'x.csv', data: x }]);
+    writeFileSync(join(dir, 'x.npy'), encodeNpy(x));
+    const want = ok(['gather', join(dir, 'x.npy'), '--indices', '1']);
+    expect(ok(['gather', `${join(dir, 'a.npz')}:x.csv`, '--indices', '1']).equals(want)).toBe(true);
+    expect(ok(['show', `${join(dir, 'a.npz')}:x.csv[1]`]).toString()).toBe('3\n4\n');
   });
 
   it('reads a .csv indices file as indices; the text flags read DATA alone', () => {

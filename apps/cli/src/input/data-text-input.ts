@@ -5,6 +5,7 @@
 import { createReadStream } from 'node:fs';
 import type { Tensor } from '@tensorops/core';
 import { DATA_TEXT_DTYPES, type DataTextDtype, readDataText } from '@tensorops/io';
+import { resolveTensorRefOnDisk } from '@tensorops/io/node';
 import { isHttpUrl, isShardIndexPath, printableUrl } from '@tensorops/io/node/internal';
 import type { Options } from 'yargs';
 import { isStdio } from '../args/dashes.js';
@@ -66,6 +67,8 @@ function textKind(ref: string, args: ParsedArgs): TextKind | undefined {
   if (args.from !== undefined) return choiceOption('from', args.from, TEXT_KINDS, 'csv');
   // A sharded checkpoint's index is JSON, but names tensors, not values.
   if (isStdio(ref) || isShardIndexPath(ref)) return undefined;
+  // FILE:NAME is a tensor of FILE, whatever NAME ends with (`arrays.npz:x.json`).
+  if (resolveTensorRefOnDisk(ref).name !== undefined) return undefined;
   const lower = ref.toLowerCase();
   return TEXT_KINDS.find((kind) => lower.endsWith(`.${kind}`));
 }
