@@ -1560,20 +1560,26 @@ for (const [id, file, message] of [
   });
 }
 
-// 24: text data as the DATA of the gathers: a bad value deep in a long line or on a pipe is one
-// line naming FILE:LINE:COLUMN with memory bounded, no output file; --from with the indices on
-// stdin is refused before stdin is read; a .csv of a million indices is read as indices, not as
-// data (the text flags, given for DATA, do not reach it)
+// 24: text data as the DATA of the gathers: a bad value deep in a long line, in a file or on a
+// pipe, is one line naming FILE:LINE:COLUMN (stdin:LINE:COLUMN) with memory bounded, no output
+// file; --from with DATA a file is refused before stdin (the indices) is read; a .csv of a
+// million indices is read as indices, not as data (the text flags, given for DATA, do not reach it)
 const GATHER_TEXT_BYTES = size(100 * MB, 8 * MB);
-/** A gather whose text DATA d.txt (`text()`) fails with `message`, cleanly and in bounded memory. */
-function addTextGatherFailure(id, command, text, message, from = []) {
+/**
+ * A gather whose text DATA (`text()` in the file `name`, or on stdin with `--from KIND` when
+ * `name` is `-KIND`) fails with `message`, cleanly and in bounded memory.
+ */
+function addTextGatherFailure(id, command, name, text, message) {
   add(id, 24, async (dir) => {
-    writeFileSync(join(dir, 'd.txt'), text());
-    const r = await run([command, 'd.txt', '--indices', '[[0]]', '-o', 'o.npy', ...from], {
+    const piped = name.startsWith('-');
+    if (!piped) writeFileSync(join(dir, name), text());
+    const data = piped ? ['-', '--from', name.slice(1)] : [name];
+    const r = await run([command, ...data, '--indices', '[[0]]', '-o', 'o.npy'], {
       cwd: dir,
       timeoutMs: 120_000,
+      ...(piped ? { stdin: { bytes: Buffer.from(text()) } } : {}),
     });
-    const f = cleanFailure(r, dir, ['d.txt']);
+    const f = cleanFailure(r, dir, [name]);
     const bounded = within(r.ms, 10_000) && r.rss < size(300, 200) * MB;
     return { result: r, ok: f.ok && bounded && r.stderr.includes(message), left: f.left };
   });
@@ -1581,21 +1587,30 @@ function addTextGatherFailure(id, command, text, message, from = []) {
 addTextGatherFailure(
   'textgather-100mb-line',
   'gather',
+  'd.txt',
   () => `${' '.repeat(GATHER_TEXT_BYTES)}x`,
   `d.txt:1:${GATHER_TEXT_BYTES + 1}: 'x' is not a number`,
 );
 addTextGatherFailure(
+  'textgather-100mb-line-stdin',
+  'gather-nd',
+  '-csv',
+  () => `1,2\n${' '.repeat(GATHER_TEXT_BYTES)}3,x\n`,
+  `stdin:2:${GATHER_TEXT_BYTES + 3}: 'x' is not a number`,
+);
+addTextGatherFailure(
   'textgather-ragged',
   'gather-nd',
-  () => '1 2\n3 4\n5\n',
-  'd.txt:3:2: this row has 1 value',
+  'd.tsv',
+  () => '1\t2\n3\t4\n5\n',
+  'd.tsv:3:2: this row has 1 value',
 );
 addTextGatherFailure(
   'textgather-deep-json',
   'gather-elements',
+  'd.json',
   () => '['.repeat(1_000_000),
-  'd.txt:1:65: arrays nested deeper than 64 levels',
-  ['--from', 'json'],
+  'd.json:1:65: arrays nested deeper than 64 levels',
 );
 add('textgather-from-with-stdin-indices', 24, async (dir) => {
   writeFileSync(join(dir, 'd.csv'), '1,2\n3,4\n');
@@ -1607,7 +1622,7 @@ add('textgather-from-with-stdin-indices', 24, async (dir) => {
   const f = cleanFailure(r, dir, ['d.csv'], 2);
   return {
     result: r,
-    ok: f.ok && r.stderr.includes('--from names the kind of text of DATA'),
+    ok: f.ok && r.stderr.includes('--from reads DATA on stdin (-) as text'),
     left: f.left,
   };
 });

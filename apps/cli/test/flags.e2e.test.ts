@@ -241,9 +241,12 @@ describe('tensorops flags belong to the commands that use them', () => {
     ]);
     // The gathers' text flags read DATA; the index operand keeps its own grammar.
     const gatherHelp = tensorops(['gather', '--help']).stdout.toString();
-    for (const flag of textInput) {
-      expect(gatherHelp).toMatch(new RegExp(`--${flag}\\s+DATA only, never INDICES_FILE: `));
+    for (const flag of ['dtype', 'delimiter', 'skip-rows']) {
+      expect(gatherHelp).toMatch(new RegExp(`--${flag}\\s+text DATA, never the indices: `));
     }
+    expect(gatherHelp).toMatch(
+      /--from\s+read DATA on stdin \(-\) as text data: .*never the indices/,
+    );
     expect(listedFlags(['show', '--help'])).toEqual([
       ...output,
       ...http,

@@ -349,6 +349,8 @@ describe('tensorops gather, gather-elements, gather-nd: text data as DATA', () =
   });
 
   it('usage errors name the input the flags read: exit 2, nothing written', () => {
+    const FROM_IS_STDIN_DATA =
+      "--from reads DATA on stdin (-) as text, never the indices; a DATA file is text by its .csv/.tsv/.txt/.json extension (any other: give - and '< FILE')";
     const dir = tempDir();
     writeFileSync(join(dir, 'rows.csv'), '1,2\n3,4\n');
     writeFileSync(join(dir, 'idx.csv'), '1,0\n');
@@ -362,11 +364,10 @@ describe('tensorops gather, gather-elements, gather-nd: text data as DATA', () =
         ['gather-elements', npy, 'idx.csv', '--delimiter', ';'],
         `--delimiter reads text data (.csv, .tsv, .txt, .json, or --from), and ${npy} is a tensor file`,
       ],
-      [
-        ['gather', 'rows.csv', '-', '--from', 'csv'],
-        '--from names the kind of text of DATA, never of the indices on stdin (told .npy or integer text by their first bytes): give DATA as - or leave --from out',
-        '0\n',
-      ],
+      // --from reads DATA on stdin alone: never a file's kind, never the indices'.
+      [['gather', 'rows.csv', '-', '--from', 'csv'], FROM_IS_STDIN_DATA, '0\n'],
+      [['gather-elements', npy, 'idx.csv', '--from', 'txt'], FROM_IS_STDIN_DATA],
+      [['gather-nd', 'rows.csv', '--indices', '[0]', '--from', 'csv'], FROM_IS_STDIN_DATA],
       [
         ['gather-nd', '-', '-', '--from', 'csv'],
         'standard input (-) can be used for one input only',

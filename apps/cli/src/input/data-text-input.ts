@@ -55,12 +55,22 @@ export const TEXT_INPUT_FLAGS = {
  * The text flags of the gathers: they read DATA alone, and the index operand keeps its own
  * grammar of integers (index-inputs.ts), whatever these flags say.
  */
-export const DATA_TEXT_INPUT_FLAGS: Record<string, Options> = Object.fromEntries(
-  Object.entries(TEXT_INPUT_FLAGS).map(([name, flag]) => [
-    name,
-    { ...flag, describe: `DATA only, never INDICES_FILE: ${flag.describe}` },
-  ]),
-);
+export const DATA_TEXT_INPUT_FLAGS: Record<string, Options> = {
+  ...Object.fromEntries(
+    Object.entries(TEXT_INPUT_FLAGS).map(([name, flag]) => [
+      name,
+      {
+        ...flag,
+        describe: flag.describe.replace(/^text input: /, 'text DATA, never the indices: '),
+      },
+    ]),
+  ),
+  from: {
+    ...TEXT_INPUT_FLAGS.from,
+    describe:
+      'read DATA on stdin (-) as text data: csv, tsv, txt (values between blanks) or json; never the indices (a DATA file is text by its .csv/.tsv/.txt/.json extension)',
+  },
+};
 
 /** The kind of text data `ref` is read as, or undefined for a tensor file. */
 function textKind(ref: string, args: ParsedArgs): TextKind | undefined {
@@ -130,16 +140,11 @@ export async function loadDataOperandText(
   io: CliIO,
 ): Promise<Tensor | undefined> {
   const data = String(args.data);
-  const indices = args.indices_file;
-  // Indices on stdin are told .npy or text by their first bytes: --from never reads them.
-  if (
-    args.from !== undefined &&
-    !isStdinRef(data) &&
-    indices !== undefined &&
-    isStdio(String(indices))
-  ) {
+  // Two inputs: --from names the kind of DATA on stdin alone, so that it is never taken for the
+  // kind of the indices (whose text on stdin or in a file is told by its own grammar).
+  if (args.from !== undefined && !isStdinRef(data)) {
     throw usageError(
-      '--from names the kind of text of DATA, never of the indices on stdin (told .npy or integer text by their first bytes): give DATA as - or leave --from out',
+      "--from reads DATA on stdin (-) as text, never the indices; a DATA file is text by its .csv/.tsv/.txt/.json extension (any other: give - and '< FILE')",
     );
   }
   const text = await loadDataTextInput(data, args, io);
