@@ -1903,6 +1903,92 @@ add('shards-missing-past-open-limit', 21, async (dir) => {
   return { result: r, ok: ok && r.stderr.includes(named) && within(r.ms, 30_000), left };
 });
 
+// 24: text data as the DATA of the gathers: a bad value deep in a long line, in a file or on a
+// pipe, is one line naming FILE:LINE:COLUMN (stdin:LINE:COLUMN) with memory bounded, no output
+// file; --from with DATA a file is refused before stdin (the indices) is read; a .csv of a
+// million indices is read as indices, not as data (the text flags, given for DATA, do not reach it)
+const GATHER_TEXT_BYTES = size(100 * MB, 8 * MB);
+/**
+ * A gather whose text DATA (`text()` in the file `name`, or on stdin with `--from KIND` when
+ * `name` is `-KIND`) fails with `message`, cleanly and in bounded memory.
+ */
+function addTextGatherFailure(id, command, name, text, message) {
+  add(id, 24, async (dir) => {
+    const piped = name.startsWith('-');
+    if (!piped) writeFileSync(join(dir, name), text());
+    const data = piped ? ['-', '--from', name.slice(1)] : [name];
+    const r = await run([command, ...data, '--indices', '[[0]]', '-o', 'o.npy'], {
+      cwd: dir,
+      timeoutMs: 120_000,
+      ...(piped ? { stdin: { bytes: Buffer.from(text()) } } : {}),
+    });
+    const f = cleanFailure(r, dir, [name]);
+    const bounded = within(r.ms, 10_000) && r.rss < size(300, 200) * MB;
+    return { result: r, ok: f.ok && bounded && r.stderr.includes(message), left: f.left };
+  });
+}
+addTextGatherFailure(
+  'textgather-100mb-line',
+  'gather',
+  'd.txt',
+  () => `${' '.repeat(GATHER_TEXT_BYTES)}x`,
+  `d.txt:1:${GATHER_TEXT_BYTES + 1}: 'x' is not a number`,
+);
+addTextGatherFailure(
+  'textgather-100mb-line-stdin',
+  'gather-nd',
+  '-csv',
+  () => `1,2\n${' '.repeat(GATHER_TEXT_BYTES)}3,x\n`,
+  `stdin:2:${GATHER_TEXT_BYTES + 3}: 'x' is not a number`,
+);
+addTextGatherFailure(
+  'textgather-ragged',
+  'gather-nd',
+  'd.tsv',
+  () => '1\t2\n3\t4\n5\n',
+  'd.tsv:3:2: this row has 1 value',
+);
+addTextGatherFailure(
+  'textgather-deep-json',
+  'gather-elements',
+  'd.json',
+  () => '['.repeat(1_000_000),
+  'd.json:1:65: arrays nested deeper than 64 levels',
+);
+add('textgather-from-with-stdin-indices', 24, async (dir) => {
+  writeFileSync(join(dir, 'd.csv'), '1,2\n3,4\n');
+  // An endless-looking pipe of indices: refused before it is read.
+  const r = await run(['gather', 'd.csv', '-', '--from', 'csv', '-o', 'o.npy'], {
+    cwd: dir,
+    stdin: { zeros: size(1024, 64) * MB },
+  });
+  const f = cleanFailure(r, dir, ['d.csv'], 2);
+  return {
+    result: r,
+    ok: f.ok && r.stderr.includes('--from reads DATA on stdin (-) as text'),
+    left: f.left,
+  };
+});
+add('textgather-million-csv-indices', 24, async (dir) => {
+  const n = size(1_000_000, 200_000);
+  writeFileSync(join(dir, 'd.txt'), '1.5;2.5\n');
+  // Commas: index text that --delimiter ';' (given for DATA) would refuse.
+  writeFileSync(join(dir, 'i.csv'), `${'1,0,'.repeat(n / 2 - 1)}1,0\n`);
+  // One line of values is 1-D, as numpy.loadtxt reads it.
+  const args = ['gather', 'd.txt', 'i.csv', '--delimiter', ';', '-o', 'o.npy'];
+  const r = await run(args, { cwd: dir, timeoutMs: 120_000 });
+  const out = join(dir, 'o.npy');
+  const bytes = existsSync(out) ? readFileSync(out) : Buffer.alloc(0);
+  // [n] float64: 2.5, 1.5, ... and 1.5 last.
+  const last = bytes.length >= 8 ? bytes.readDoubleLE(bytes.length - 8) : Number.NaN;
+  const first = bytes.length >= 8 * n ? bytes.readDoubleLE(bytes.length - 8 * n) : Number.NaN;
+  return {
+    result: r,
+    ok: r.code === 0 && first === 2.5 && last === 1.5 && r.rss < size(600, 300) * MB,
+    left: extraFiles(dir, ['d.txt', 'i.csv', 'o.npy']),
+  };
+});
+
 // ---------------------------------------------------------------------------------------------
 
 function fmt(result) {

@@ -213,12 +213,42 @@ describe('tensorops flags belong to the commands that use them', () => {
       ...output,
       ...http,
       'indices',
+      ...textInput,
       'slice',
       'axis',
       'batch-dims',
       'oob',
       ...common,
     ]);
+    expect(listedFlags(['gather-elements', '--help'])).toEqual([
+      ...output,
+      ...http,
+      'indices',
+      ...textInput,
+      'slice',
+      'axis',
+      'oob',
+      ...common,
+    ]);
+    expect(listedFlags(['gather-nd', '--help'])).toEqual([
+      ...output,
+      ...http,
+      'indices',
+      ...textInput,
+      'slice',
+      'batch-dims',
+      'flatten-batch',
+      'oob',
+      ...common,
+    ]);
+    // The gathers' text flags read DATA; the index operand keeps its own grammar.
+    const gatherHelp = tensorops(['gather', '--help']).stdout.toString();
+    for (const flag of ['dtype', 'delimiter', 'skip-rows']) {
+      expect(gatherHelp).toMatch(new RegExp(`--${flag}\\s+text DATA, never the indices: `));
+    }
+    expect(gatherHelp).toMatch(
+      /--from\s+read DATA on stdin \(-\) as text data: .*never the indices/,
+    );
     expect(listedFlags(['show', '--help'])).toEqual([
       ...output,
       ...http,

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeNpy } from '@tensorops/io';
+import { tensorFrom } from '@tensorops/core';
+import { decodeNpy, encodeNpy } from '@tensorops/io';
+import { writeTensorsFile } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
 import { listDir, REPO, tempDir, tensorops } from './helpers.js';
 
@@ -31,6 +33,13 @@ function flagsOf(c: GoldenCase): string[] {
   const flags = ['--dtype', c.options.dtype];
   if (c.options.skipRows !== undefined) flags.push('--skip-rows', String(c.options.skipRows));
   return flags;
+}
+
+/** The text of golden case `name` written to `dir` as `name.ext`; its path. */
+function writeCase(dir: string, name: string, ext: string): string {
+  const path = join(dir, `${name}.${ext}`);
+  writeFileSync(path, golden(name).text);
+  return path;
 }
 
 function expectNpy(bytes: Uint8Array, c: GoldenCase): void {
@@ -157,8 +166,7 @@ describe('tensorops convert: text data in', () => {
       ['json-ragged', 'json'],
     ] as const) {
       const c = golden(name);
-      const input = join(dir, `${name}.${ext}`);
-      writeFileSync(input, c.text);
+      writeCase(dir, name, ext);
       const r = tensorops(['convert', `${name}.${ext}`, 'out.npy', '--dtype', c.options.dtype], {
         cwd: dir,
       });
@@ -214,5 +222,187 @@ describe('tensorops show: text data in', () => {
       input: Buffer.from('1 2\n3 4\n'),
     });
     expect(head.stdout.toString()).toBe('1.0\t2.0\n');
+  });
+});
+
+describe('tensorops gather, gather-elements, gather-nd: text data as DATA', () => {
+  /** The run's stdout; the run must succeed with nothing on stderr. */
+  function ok(args: string[], input?: string): Buffer {
+    const r = tensorops(args, input === undefined ? {} : { input: Buffer.from(input) });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    return r.stdout;
+  }
+
+  // Each gather of text DATA gives the bytes it gives of the same values as .npy (convert's, golden
+  // against numpy.loadtxt above): the text reader and the .npy reader feed the gather alike.
+  it('gathers from text by its extension, or from stdin with --from, as from its .npy', () => {
+    const dir = tempDir();
+    const runs: [string, string[]][] = [
+      ['gather', ['--indices', '[[1,0],[0,0]]', '--axis', '1']],
+      ['gather-elements', ['--indices', '[[1,0],[0,1]]', '--axis', '1']],
+      ['gather-nd', ['--indices', '[[1,0],[0,1]]']],
+    ];
+    for (const [name, ext] of [
+      ['int64-edges', 'csv'],
+      ['tsv-rows', 'tsv'],
+      ['comments-and-blank-lines', 'txt'],
+      ['round-once-float16', 'txt'],
+      ['json-2d', 'json'],
+    ] as const) {
+      const c = golden(name);
+      const text = writeCase(dir, name, ext);
+      const npy = join(dir, `${name}.npy`);
+      ok(['convert', text, npy, ...flagsOf(c)]);
+      expectNpy(readFileSync(npy), c);
+      for (const [command, rest] of runs) {
+        // round-once-float16 is 1-D: gather along its one axis, gather-nd with 1-tuples.
+        const flags =
+          c.expected?.shape.length === 1
+            ? command === 'gather-nd'
+              ? ['--indices', '[[3],[0]]']
+              : ['--indices', '[3,0,3]']
+            : rest;
+        const want = ok([command, npy, ...flags]);
+        expect(ok([command, text, ...flags, ...flagsOf(c)]).equals(want)).toBe(true);
+        const piped = ok([command, '-', ...flags, '--from', ext, ...flagsOf(c)], c.text);
+        expect(piped.equals(want)).toBe(true);
+      }
+    }
+  });
+
+  it('picks the values numpy.loadtxt read, bit for bit', () => {
+    const dir = tempDir();
+    const c = golden('int64-edges');
+    writeFileSync(join(dir, 'big.csv'), c.text);
+    const t = decodeNpy(ok(['gather', join(dir, 'big.csv'), '--indices', '1', '--dtype', 'int64']));
+    const rows = Buffer.from((c.expected as NonNullable<GoldenCase['expected']>).b64, 'base64');
+    expect({ dtype: t.dtype, shape: t.shape }).toEqual({ dtype: 'int64', shape: [2] });
+    expect(Buffer.from(t.data).equals(rows.subarray(16, 32))).toBe(true);
+  });
+
+  it('applies --slice and DATA[...] to text data before the gather', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'rows.csv'), '1,2,3\n4,5,6\n7,8,9\n');
+    writeFileSync(join(dir, 'rows.txt'), '1 2 3\n4 5 6\n7 8 9\n');
+    ok(['convert', join(dir, 'rows.txt'), join(dir, 'rows.npy')]);
+    const cases: [string, string[]][] = [
+      ['gather', ['--indices', '[1,0]', '--axis', '1']],
+      ['gather-elements', ['--indices', '[[1,0],[0,0]]', '--axis', '1']],
+      ['gather-nd', ['--indices', '[[1,1],[0,1]]']],
+    ];
+    for (const [command, flags] of cases) {
+      for (const slice of ['::-2, 1:', '1:']) {
+        const want = ok([command, `${join(dir, 'rows.npy')}[${slice}]`, ...flags]);
+        const typed = ok([command, `${join(dir, 'rows.csv')}[${slice}]`, ...flags]);
+        expect(typed.equals(want)).toBe(true);
+        const flag = ok([command, join(dir, 'rows.csv'), '--slice', slice, ...flags]);
+        expect(flag.equals(want)).toBe(true);
+        const piped = ok(
+          [command, '-', '--from', 'txt', '--slice', slice, ...flags],
+          '1 2 3\n4 5 6\n7 8 9\n',
+        );
+        expect(piped.equals(want)).toBe(true);
+      }
+    }
+    // A slice that does not fit names the text file: exit 1.
+    const wrong = tensorops(['gather', `${join(dir, 'rows.csv')}[5]`, '--indices', '0']);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toMatch(/^tensorops: error: .*rows\.csv: .*index 5 is out of bounds.*\n$/);
+    // convert and show take DATA[...] on text data too.
+    const shown = tensorops(['show', `${join(dir, 'rows.csv')}[1, ::2]`]);
+    expect(shown.stderr).toBe('');
+    expect(shown.stdout.toString()).toBe('4.0\n6.0\n');
+  });
+
+  it('reads FILE:NAME as a tensor of FILE, whatever NAME ends with', async () => {
+    const dir = tempDir();
+    const x = tensorFrom('int32', [2, 2], [1, 2, 3, 4]);
+    await writeTensorsFile(join(dir, 'a.npz'), [{ name: 'x.csv', data: x }]);
+    writeFileSync(join(dir, 'x.npy'), encodeNpy(x));
+    const want = ok(['gather', join(dir, 'x.npy'), '--indices', '1']);
+    expect(ok(['gather', `${join(dir, 'a.npz')}:x.csv`, '--indices', '1']).equals(want)).toBe(true);
+    expect(ok(['show', `${join(dir, 'a.npz')}:x.csv[1]`]).toString()).toBe('3\n4\n');
+  });
+
+  it('reads a .csv indices file as indices; the text flags read DATA alone', () => {
+    const dir = tempDir();
+    const rows = join(dir, 'rows.txt');
+    writeFileSync(rows, '1;2;3\n4;5;6\n');
+    // Commas and a line end: index text, which --delimiter ';' would not split.
+    writeFileSync(join(dir, 'idx.csv'), '2,0\n');
+    writeFileSync(join(dir, 'nd.csv'), '1,2\n');
+    const text = ['--delimiter', ';', '--dtype', 'int16'];
+    const picked = ok(['gather', rows, join(dir, 'idx.csv'), '--axis', '1', ...text]);
+    expect(picked.equals(ok(['gather', rows, '--indices', '2,0', '--axis', '1', ...text]))).toBe(
+      true,
+    );
+    const t = decodeNpy(picked);
+    expect({ dtype: t.dtype, shape: t.shape }).toEqual({ dtype: 'int16', shape: [2, 2] });
+    expect([...new Int16Array(t.data.slice().buffer)]).toEqual([3, 1, 6, 4]);
+    const nd = decodeNpy(ok(['gather-nd', rows, join(dir, 'nd.csv'), ...text]));
+    expect({ dtype: nd.dtype, shape: nd.shape }).toEqual({ dtype: 'int16', shape: [] });
+    expect([...new Int16Array(nd.data.slice().buffer)]).toEqual([6]);
+    // Indices as text on stdin, DATA a text file.
+    const piped = ok(['gather', rows, '-', '--axis', '1', ...text], '2\n0\n');
+    expect(piped.equals(picked)).toBe(true);
+  });
+
+  it('usage errors name the input the flags read: exit 2, nothing written', () => {
+    const FROM_IS_STDIN_DATA =
+      "--from reads DATA on stdin (-) as text, never the indices; a DATA file is text by its .csv/.tsv/.txt/.json extension (any other: give - and '< FILE')";
+    const dir = tempDir();
+    writeFileSync(join(dir, 'rows.csv'), '1,2\n3,4\n');
+    writeFileSync(join(dir, 'idx.csv'), '1,0\n');
+    const npy = join(REPO, 'fixtures/text/int8.npy');
+    const cases: [string[], string, string?][] = [
+      [
+        ['gather', npy, 'idx.csv', '--dtype', 'int8', '-o', 'o.npy'],
+        `--dtype reads text data (.csv, .tsv, .txt, .json, or --from), and ${npy} is a tensor file`,
+      ],
+      [
+        ['gather-elements', npy, 'idx.csv', '--delimiter', ';'],
+        `--delimiter reads text data (.csv, .tsv, .txt, .json, or --from), and ${npy} is a tensor file`,
+      ],
+      // --from reads DATA on stdin alone: never a file's kind, never the indices'.
+      [['gather', 'rows.csv', '-', '--from', 'csv'], FROM_IS_STDIN_DATA, '0\n'],
+      [['gather-elements', npy, 'idx.csv', '--from', 'txt'], FROM_IS_STDIN_DATA],
+      [['gather-nd', 'rows.csv', '--indices', '[0]', '--from', 'csv'], FROM_IS_STDIN_DATA],
+      [
+        ['gather-nd', '-', '-', '--from', 'csv'],
+        'standard input (-) can be used for one input only',
+        '0\n',
+      ],
+      [['gather', 'rows.csv', '--indices', '0', '--slice', '[0'], '--slice: '],
+      [
+        ['gather', 'http://127.0.0.1:9/rows.csv', '--indices', '0'],
+        'http://127.0.0.1:9/rows.csv: text data is read from a file or stdin, not a URL',
+      ],
+    ];
+    for (const [args, message, input] of cases) {
+      const r = tensorops(args, {
+        cwd: dir,
+        ...(input === undefined ? {} : { input: Buffer.from(input) }),
+      });
+      expect(r.stderr).toMatch(/^tensorops: error: [^\n]+\n$/);
+      expect(r.stderr).toContain(message);
+      expect(r.status).toBe(2);
+      expect(r.stdout.length).toBe(0);
+    }
+    expect(listDir(dir)).toEqual(['idx.csv', 'rows.csv']);
+  });
+
+  it('a bad value in text DATA: one line naming file, line and column, exit 1, nothing written', () => {
+    const dir = tempDir();
+    for (const command of ['gather', 'gather-elements', 'gather-nd']) {
+      const c = golden('ragged-fewer');
+      writeFileSync(join(dir, 'bad.csv'), c.text);
+      const r = tensorops([command, 'bad.csv', '--indices', '[[0]]', '-o', 'out.npy'], {
+        cwd: dir,
+      });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`^tensorops: error: bad\\.csv:${c.error}: [^\\n]+\\n$`));
+      expect(existsSync(join(dir, 'out.npy'))).toBe(false);
+    }
   });
 });

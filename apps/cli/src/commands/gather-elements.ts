@@ -1,5 +1,6 @@
 import { gatherElements } from '@tensorops/core';
 import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js';
+import { DATA_TEXT_INPUT_FLAGS } from '../input/data-text-input.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import {
   checkStdinOnce,
@@ -22,6 +23,7 @@ export const gatherElementsCommand: CommandSpec = {
     ...TENSOR_OUTPUT_FLAGS,
     ...HTTP_FLAGS,
     ...INDICES_FLAG,
+    ...DATA_TEXT_INPUT_FLAGS,
     ...SLICE_FLAG,
     axis: integerFlag('axis of DATA to pick along, in [-r, r-1]', 0),
     ...OOB_FLAG,
@@ -30,7 +32,8 @@ export const gatherElementsCommand: CommandSpec = {
     withIndexOperand(
       y.positional('data', {
         type: 'string',
-        describe: 'data tensor (rank >= 1), or - for stdin; REF[SLICE] for part of it',
+        describe:
+          'data tensor (rank >= 1), text data (.csv/.tsv/.txt/.json), or - for stdin (text with --from); REF[SLICE] for part of it',
       }),
       'integer indices of the same rank',
     ).example(

@@ -1,5 +1,6 @@
 import { gatherND } from '@tensorops/core';
 import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js';
+import { DATA_TEXT_INPUT_FLAGS } from '../input/data-text-input.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import {
   dataAndIndexRefs,
@@ -19,6 +20,7 @@ export const gatherNDCommand: CommandSpec = {
     ...TENSOR_OUTPUT_FLAGS,
     ...HTTP_FLAGS,
     ...INDICES_FLAG,
+    ...DATA_TEXT_INPUT_FLAGS,
     ...SLICE_FLAG,
     'batch-dims': integerFlag('leading dims shared by DATA and INDICES', 0),
     'flatten-batch': {
@@ -32,7 +34,8 @@ export const gatherNDCommand: CommandSpec = {
     withIndexOperand(
       y.positional('data', {
         type: 'string',
-        describe: 'data tensor, or - for stdin; REF[SLICE] for part of it',
+        describe:
+          'data tensor, text data (.csv/.tsv/.txt/.json), or - for stdin (text with --from); REF[SLICE] for part of it',
       }),
       'integer indices [..., k]',
     ).example(

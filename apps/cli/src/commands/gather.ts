@@ -1,6 +1,7 @@
 import { gather } from '@tensorops/core';
 import { gatherFromFile, gatherFromPipe, type TensorStream } from '@tensorops/io/node';
 import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js';
+import { DATA_TEXT_INPUT_FLAGS, loadDataOperandText } from '../input/data-text-input.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import {
   checkStdinOnce,
@@ -8,7 +9,7 @@ import {
   loadIndexOperand,
   withIndexOperand,
 } from '../input/index-inputs.js';
-import { openDataInput } from '../input/inputs.js';
+import { type DataInput, openDataInput } from '../input/inputs.js';
 import { SLICE_FLAG } from '../input/sliced-ref.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
@@ -21,6 +22,7 @@ export const gatherCommand: CommandSpec = {
     ...TENSOR_OUTPUT_FLAGS,
     ...HTTP_FLAGS,
     ...INDICES_FLAG,
+    ...DATA_TEXT_INPUT_FLAGS,
     ...SLICE_FLAG,
     axis: integerFlag('axis of DATA to gather along, in [-r, r-1]', 0),
     'batch-dims': integerFlag('leading dims shared by DATA and INDICES', 0),
@@ -31,7 +33,7 @@ export const gatherCommand: CommandSpec = {
       y.positional('data', {
         type: 'string',
         describe:
-          'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, FILE.gguf:NAME, FILE.pt:NAME, or - (.npy on stdin); REF[SLICE] gathers from part of it',
+          'data tensor: FILE.npy, FILE.npz:NAME, FILE.safetensors:NAME, FILE.gguf:NAME, FILE.pt:NAME, text data (.csv/.tsv/.txt/.json), or - (.npy on stdin, text with --from); REF[SLICE] gathers from part of it',
       }),
       'integer index tensor',
     ).example(
@@ -53,7 +55,11 @@ export const gatherCommand: CommandSpec = {
     checkStdinOnce(dataRef, args);
     // A large data tensor stays in its file (only the rows the indices pick are read) or on its
     // pipe (read once, window by window, the picked rows copied out as they pass).
-    const data = await openDataInput(dataRef, io, args.slice);
+    const text = await loadDataOperandText(args, io);
+    const data: DataInput =
+      text === undefined
+        ? await openDataInput(dataRef, io, args.slice)
+        : { kind: 'tensor', tensor: text };
     if (data.kind === 'tensor') {
       const indices = await loadIndexOperand(args, io);
       return {

@@ -1,9 +1,11 @@
-// Text read as data (`convert rows.csv rows.npy`, `show rows.csv`): the kind of text from the
-// extension or --from, its values read in chunks from the file or stdin by io's readDataText.
+// Text read as data (`convert rows.csv rows.npy`, `show rows.csv`, the DATA of the gathers): the
+// kind of text from the extension or --from, its values read in chunks from the file or stdin by
+// io's readDataText. A reference's slice (`rows.csv[::2]`) is split off before its kind is told.
 
 import { createReadStream } from 'node:fs';
 import type { Tensor } from '@tensorops/core';
 import { DATA_TEXT_DTYPES, type DataTextDtype, readDataText } from '@tensorops/io';
+import { resolveTensorRefOnDisk } from '@tensorops/io/node';
 import { isHttpUrl, isShardIndexPath, printableUrl } from '@tensorops/io/node/internal';
 import type { Options } from 'yargs';
 import { isStdio } from '../args/dashes.js';
@@ -11,6 +13,8 @@ import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js
 import { usageError } from '../args/usage-errors.js';
 import type { ParsedArgs } from '../commands/command.js';
 import type { CliIO } from '../run/cli-io.js';
+import { partOfLoaded } from './inputs.js';
+import { isStdinRef, splitSlicedRef } from './sliced-ref.js';
 
 const TEXT_KINDS = ['csv', 'tsv', 'txt', 'json'] as const;
 type TextKind = (typeof TEXT_KINDS)[number];
@@ -47,24 +51,49 @@ export const TEXT_INPUT_FLAGS = {
   'skip-rows': integerFlag('text input: lines to skip at its start, comments included', 0),
 } as const satisfies Record<string, Options>;
 
+/**
+ * The text flags of the gathers: they read DATA alone, and the index operand keeps its own
+ * grammar of integers (index-inputs.ts), whatever these flags say.
+ */
+export const DATA_TEXT_INPUT_FLAGS: Record<string, Options> = {
+  ...Object.fromEntries(
+    Object.entries(TEXT_INPUT_FLAGS).map(([name, flag]) => [
+      name,
+      {
+        ...flag,
+        describe: flag.describe.replace(/^text input: /, 'text DATA, never the indices: '),
+      },
+    ]),
+  ),
+  from: {
+    ...TEXT_INPUT_FLAGS.from,
+    describe:
+      'read DATA on stdin (-) as text data: csv, tsv, txt (values between blanks) or json; never the indices (a DATA file is text by its .csv/.tsv/.txt/.json extension)',
+  },
+};
+
 /** The kind of text data `ref` is read as, or undefined for a tensor file. */
 function textKind(ref: string, args: ParsedArgs): TextKind | undefined {
   if (args.from !== undefined) return choiceOption('from', args.from, TEXT_KINDS, 'csv');
   // A sharded checkpoint's index is JSON, but names tensors, not values.
   if (isStdio(ref) || isShardIndexPath(ref)) return undefined;
+  // FILE:NAME is a tensor of FILE, whatever NAME ends with (`arrays.npz:x.json`).
+  if (resolveTensorRefOnDisk(ref).name !== undefined) return undefined;
   const lower = ref.toLowerCase();
   return TEXT_KINDS.find((kind) => lower.endsWith(`.${kind}`));
 }
 
 /**
- * The tensor that text data `ref` holds, or undefined when `ref` is a tensor file (then the text
- * flags are a usage error).
+ * The tensor that text data `reference` holds, whole (its slice, `[...]` or --slice, is split off
+ * here and applied by partOfLoaded), or undefined when it is a tensor file (then the text flags
+ * are a usage error).
  */
 export async function loadDataTextInput(
-  ref: string,
+  reference: string,
   args: ParsedArgs,
   io: CliIO,
 ): Promise<Tensor | undefined> {
+  const { ref } = splitSlicedRef(reference, args.slice);
   const kind = textKind(ref, args);
   const skipRows = integerOption('skip-rows', args['skip-rows'], 0);
   if (skipRows < 0) {
@@ -100,4 +129,24 @@ export async function loadDataTextInput(
     delimiter: kind === 'json' ? undefined : (delimiter ?? DEFAULT_DELIMITERS[kind]),
     skipRows,
   });
+}
+
+/**
+ * The DATA of a gather read as text data, its slice (--slice or DATA[...]) applied; undefined
+ * when DATA is a tensor file.
+ */
+export async function loadDataOperandText(
+  args: ParsedArgs,
+  io: CliIO,
+): Promise<Tensor | undefined> {
+  const data = String(args.data);
+  // Two inputs: --from names the kind of DATA on stdin alone, so that it is never taken for the
+  // kind of the indices (whose text on stdin or in a file is told by its own grammar).
+  if (args.from !== undefined && !isStdinRef(data)) {
+    throw usageError(
+      "--from reads DATA on stdin (-) as text, never the indices; a DATA file is text by its .csv/.tsv/.txt/.json extension (any other: give - and '< FILE')",
+    );
+  }
+  const text = await loadDataTextInput(data, args, io);
+  return text === undefined ? undefined : partOfLoaded(data, text, { slice: args.slice });
 }

@@ -9,6 +9,7 @@ import { usageError } from '../args/usage-errors.js';
 import type { ParsedArgs } from '../commands/command.js';
 import type { WholeTensorInputs } from '../launch/huge-pages.js';
 import type { CliIO } from '../run/cli-io.js';
+import { loadDataOperandText } from './data-text-input.js';
 import { loadTensor } from './inputs.js';
 import { isStdinRef } from './sliced-ref.js';
 
@@ -94,13 +95,14 @@ export function dataAndIndexRefs(args: ParsedArgs): WholeTensorInputs {
   return [String(args.data), args.indices_file as string | undefined];
 }
 
-/** DATA (a tensor reference or -) and the index operand; stdin serves one of them. */
+/** DATA (a tensor reference, text data or -) and the index operand; stdin serves one of them. */
 export async function loadDataAndIndices(
   args: ParsedArgs,
   io: CliIO,
 ): Promise<[data: Tensor, indices: Tensor]> {
   const dataRef = String(args.data);
   checkStdinOnce(dataRef, args);
-  const data = await loadTensor(dataRef, io, { slice: args.slice });
+  const data =
+    (await loadDataOperandText(args, io)) ?? (await loadTensor(dataRef, io, { slice: args.slice }));
   return [data, await loadIndexOperand(args, io)];
 }

@@ -108,9 +108,13 @@ async function openSlicedFile(
   return { file, ...nameAndSlice(file, name, sliced) };
 }
 
-/** A tensor already in memory (text data) with `--slice` and `--head` applied. */
-export function partOfLoaded(label: string, tensor: Tensor, part: InputPart): Tensor {
-  const slice = part.slice === undefined ? undefined : splitSlicedRef(label, part.slice).slice;
+/**
+ * A tensor already in memory (text data), read from the reference `typed`, with its slice
+ * (`--slice` or `typed`'s own `[...]`) and `--head` applied.
+ */
+export function partOfLoaded(typed: string, tensor: Tensor, part: InputPart): Tensor {
+  const { ref, slice } = splitSlicedRef(typed, part.slice);
+  const label = isStdio(ref) ? 'stdin' : ref;
   const picks = fittedOrThrow(label, tensor.shape, slice, part.head);
   return picks === undefined ? tensor : sliceOfTensor(tensor, picks);
 }
