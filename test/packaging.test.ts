@@ -106,7 +106,9 @@ function root(name: string): string {
 /** Every module specifier a shipped JS file can load: static, dynamic, `require` (and esbuild's `__require`). */
 function specifiers(code: string): string[] {
   const found: string[] = [];
-  const re = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|require\s*\(\s*)(['"])([^'"\n]+)\1/g;
+  // A keyword inside a string (`"from"`) or a property (`t.from`) starts no import.
+  const re =
+    /(?<![\w$.'"])(?:from\s*|import\s*\(\s*|import\s+|require\s*\(\s*)(['"])([^'"\n,]+)\1/g;
   for (const m of code.matchAll(re)) found.push(m[2] as string);
   return found;
 }

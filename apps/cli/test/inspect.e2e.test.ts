@@ -321,7 +321,7 @@ describe('tensorops inspect -: a file on stdin', () => {
     const text = tensorops(['inspect', '-'], { input: Buffer.from('1,2,3\n') });
     expect(text.status).toBe(1);
     expect(text.stderr).toMatch(
-      /^tensorops: error: stdin: not a \.npy, \.npz or \.safetensors file[^\n]*\n$/,
+      /^tensorops: error: stdin: not a \.npy, \.npz, \.safetensors or \.gguf file[^\n]*\n$/,
     );
     const whole = readFileSync(join(REPO, npy('f4-le-c.npy')));
     const cut = tensorops(['inspect', '-', '--verify'], {

@@ -3,12 +3,11 @@ import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js
 import { DATA_TEXT_INPUT_FLAGS } from '../input/data-text-input.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import {
-  checkStdinOnce,
   INDICES_FLAG,
+  loadDataOperand,
   loadIndexOperand,
   withIndexOperand,
 } from '../input/index-inputs.js';
-import { loadTensor } from '../input/inputs.js';
 import { SLICE_FLAG } from '../input/sliced-ref.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
 import { type CommandSpec, examples } from './command.js';
@@ -49,9 +48,7 @@ export const gatherElementsCommand: CommandSpec = {
   run: async (args, io) => {
     const axis = integerOption('axis', args.axis, 0);
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
-    const dataRef = String(args.data);
-    checkStdinOnce(dataRef, args);
-    const data = await loadTensor(dataRef, io, { slice: args.slice });
+    const data = await loadDataOperand(args, io);
     // Indices in a .npy file are read by blocks of rows where the axis is the last one.
     const file = args.indices_file as string | undefined;
     const byRows =

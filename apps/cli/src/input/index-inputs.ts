@@ -95,14 +95,20 @@ export function dataAndIndexRefs(args: ParsedArgs): WholeTensorInputs {
   return [String(args.data), args.indices_file as string | undefined];
 }
 
-/** DATA (a tensor reference, text data or -) and the index operand; stdin serves one of them. */
+/** DATA (a tensor reference, text data or -), whole; stdin serves it or the index operand. */
+export async function loadDataOperand(args: ParsedArgs, io: CliIO): Promise<Tensor> {
+  const dataRef = String(args.data);
+  checkStdinOnce(dataRef, args);
+  return (
+    (await loadDataOperandText(args, io)) ?? (await loadTensor(dataRef, io, { slice: args.slice }))
+  );
+}
+
+/** DATA (see loadDataOperand) and the index operand. */
 export async function loadDataAndIndices(
   args: ParsedArgs,
   io: CliIO,
 ): Promise<[data: Tensor, indices: Tensor]> {
-  const dataRef = String(args.data);
-  checkStdinOnce(dataRef, args);
-  const data =
-    (await loadDataOperandText(args, io)) ?? (await loadTensor(dataRef, io, { slice: args.slice }));
+  const data = await loadDataOperand(args, io);
   return [data, await loadIndexOperand(args, io)];
 }

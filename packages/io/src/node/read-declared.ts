@@ -13,6 +13,17 @@ import { Prefix } from './prefix.js';
 import { MAX_STREAM_BYTES } from './read.js';
 
 /**
+ * The format of a stream from its first bytes: 9 for the magic numbers, and a zip's first member
+ * name (up to MAGIC_BYTES) only for a zip, so that no other stream is read past what its header
+ * needs.
+ */
+async function sniffFormat(prefix: Prefix): Promise<InputFormat> {
+  const head = await prefix.take(9);
+  const isZip = head[0] === 0x50 && head[1] === 0x4b;
+  return formatOfMagic(isZip ? await prefix.take(MAGIC_BYTES) : head);
+}
+
+/**
  * How many bytes the file's header takes and how many the whole file is, from its header; reads
  * only the header to find out. A zip's directory is at its end (.npz, torch): all of it is needed
  * (the stream limit, with no header).
@@ -78,11 +89,7 @@ export async function readDeclaredBytes(
 ): Promise<Uint8Array> {
   const prefix = new Prefix(stream[Symbol.asyncIterator](), label);
   try {
-    return await takeDeclared(
-      prefix,
-      label,
-      format ?? formatOfMagic(await prefix.take(MAGIC_BYTES)),
-    );
+    return await takeDeclared(prefix, label, format ?? (await sniffFormat(prefix)));
   } finally {
     await prefix.close();
   }
@@ -116,7 +123,7 @@ export async function readDeclaredHeader(
 ): Promise<{ head: Uint8Array; size: number; format: InputFormat }> {
   const prefix = new Prefix(stream[Symbol.asyncIterator](), label);
   try {
-    const format = formatOfMagic(await prefix.take(MAGIC_BYTES));
+    const format = await sniffFormat(prefix);
     if (format === 'npz' || format === 'torch') {
       const whole = await takeDeclared(prefix, label, format);
       return { head: whole, size: whole.length, format };
