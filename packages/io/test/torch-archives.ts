@@ -5,6 +5,7 @@
 
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { concat } from './gguf-bytes.js';
 
 export interface PickledTensor {
   readonly name: string;
@@ -18,16 +19,6 @@ export interface PickledTensor {
 }
 
 const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 function str(s: string): Uint8Array {
   const bytes = ascii(s);
