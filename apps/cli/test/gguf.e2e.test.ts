@@ -199,6 +199,16 @@ describe('gather and show', () => {
     expect(r.stdout.toString()).toBe('{"dtype":"float32","shape":[2],"data":[3.25,-0.0]}\n');
   });
 
+  it('inspect - lists a .gguf piped on stdin from its header', () => {
+    const r = tensorops(['inspect', '-', '--json'], { input: readFileSync(MODEL) });
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout.toString());
+    expect(report.format).toBe('gguf');
+    expect(report.tensors.map((t: { name: string }) => t.name)).toEqual(
+      model.tensors.map((t) => t.name),
+    );
+  });
+
   it('a .gguf piped on stdin is refused in one line, as a .safetensors is', () => {
     const r = tensorops(['show', '-'], { input: readFileSync(MODEL) });
     expect(r.status).toBe(1);

@@ -45,9 +45,17 @@ async function declaredLayout(
     return { header: header.dataOffset, total: header.dataOffset + header.dataBytes + 1 };
   }
   if (format === 'gguf') {
-    const header = await readGgufHeader(undefined, (n) => prefix.take(n), MAX_STREAM_BYTES);
+    // The header is what the reader asked for, chunk by chunk: the file's reader asks again for
+    // the same chunks, so all of them are kept (the last may reach into the data).
+    let held = 0;
+    const firstBytes = async (n: number): Promise<Uint8Array> => {
+      const bytes = await prefix.take(n);
+      held = Math.max(held, bytes.length);
+      return bytes;
+    };
+    const header = await readGgufHeader(undefined, firstBytes, MAX_STREAM_BYTES);
     // Bytes after the last tensor's data are not part of it (gguf-py ignores them too).
-    return { header: header.dataOffset, total: header.dataEnd };
+    return { header: Math.min(held, header.dataEnd), total: header.dataEnd };
   }
   return { header: 0, total: MAX_STREAM_BYTES };
 }
