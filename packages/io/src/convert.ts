@@ -112,6 +112,11 @@ export function inputFormatOfPath(path: string): InputFormat | undefined {
  */
 export const MAGIC_BYTES = 512;
 
+/** A zip's first bytes (a local header, or the end record of an empty or spanned archive). */
+export function isZipMagic(head: Uint8Array): boolean {
+  return head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5 || head[2] === 6);
+}
+
 /**
  * The format of a file whose name says nothing, from its first bytes (up to MAGIC_BYTES). A zip
  * whose first member is `.../data.pkl` is a torch checkpoint (torch.save writes it first).
@@ -119,7 +124,7 @@ export const MAGIC_BYTES = 512;
 export function formatOfMagic(head: Uint8Array): InputFormat {
   if (head[0] === 0x93 && head[1] === 0x4e && head[2] === 0x55) return 'npy';
   if (isLegacyTorch(head)) return 'torch';
-  if (head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5 || head[2] === 6)) {
+  if (isZipMagic(head)) {
     const nameLength = head.length >= 30 ? (head[26] as number) | ((head[27] as number) << 8) : 0;
     const name = new TextDecoder().decode(head.subarray(30, 30 + nameLength));
     return name === 'data.pkl' || name.endsWith('/data.pkl') ? 'torch' : 'npz';

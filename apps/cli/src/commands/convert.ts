@@ -10,7 +10,7 @@ import { usageError } from '../args/usage-errors.js';
 import { chooseFormat } from '../format/output-format.js';
 import { loadDataTextInput, TEXT_INPUT_FLAGS } from '../input/data-text-input.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
-import { fittedOrThrow, loadTensor, openSlicedRef, partOfLoaded } from '../input/inputs.js';
+import { fittedOrThrow, loadTensor, openSlicedRef } from '../input/inputs.js';
 import { isStdinRef, SLICE_FLAG } from '../input/sliced-ref.js';
 import { namesHint, pickTensor } from '../input/tensor-names.js';
 import { outputFlags } from '../output/flags.js';
@@ -82,10 +82,7 @@ export const convertCommand: CommandSpec = {
     const holdsOne = target !== 'npz' && target !== 'safetensors';
     const text = await loadDataTextInput(input, args, io);
     if (text !== undefined || isStdinRef(input)) {
-      const tensor =
-        text === undefined
-          ? await loadTensor(input, io, { slice: args.slice })
-          : partOfLoaded(input, text, { slice: args.slice });
+      const tensor = text ?? (await loadTensor(input, io, { slice: args.slice }));
       return {
         kind: 'tensors',
         entries: [{ name: undefined, data: streamOfTensor(tensor) }],

@@ -3,7 +3,7 @@ import { integerOption } from '../args/flag-values.js';
 import { usageError } from '../args/usage-errors.js';
 import { loadDataTextInput, TEXT_INPUT_FLAGS } from '../input/data-text-input.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
-import { fittedOrThrow, loadTensor, openSlicedRef, partOfLoaded } from '../input/inputs.js';
+import { fittedOrThrow, loadTensor, openSlicedRef } from '../input/inputs.js';
 import { isStdinRef, SLICE_FLAG } from '../input/sliced-ref.js';
 import { pickTensor } from '../input/tensor-names.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
@@ -49,12 +49,10 @@ export const showCommand: CommandSpec = {
   run: async (args, io) => {
     const ref = String(args.ref);
     const head = args.head === undefined ? undefined : headOption(args.head);
-    const text = await loadDataTextInput(ref, args, io);
+    const text = await loadDataTextInput(ref, args, io, head);
     if (text !== undefined || isStdinRef(ref)) {
       // A regular file on stdin is read as that file; a pipe once, its declared bytes only.
-      const part = { slice: args.slice, head };
-      const tensor =
-        text === undefined ? await loadTensor(ref, io, part) : partOfLoaded(ref, text, part);
+      const tensor = text ?? (await loadTensor(ref, io, { slice: args.slice, head }));
       const label = isStdinRef(ref) ? 'stdin' : ref;
       return { kind: 'tensor', tensor, label, piped: 'text' };
     }

@@ -4,7 +4,7 @@
 
 import { createReadStream } from 'node:fs';
 import type { Tensor } from '@tensorops/core';
-import { DATA_TEXT_DTYPES, type DataTextDtype, readDataText } from '@tensorops/io';
+import { DATA_TEXT_DTYPES, type DataTextDtype, readDataText, sliceOfTensor } from '@tensorops/io';
 import { resolveTensorRefOnDisk } from '@tensorops/io/node';
 import { isHttpUrl, isShardIndexPath, printableUrl } from '@tensorops/io/node/internal';
 import type { Options } from 'yargs';
@@ -13,7 +13,7 @@ import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js
 import { usageError } from '../args/usage-errors.js';
 import type { ParsedArgs } from '../commands/command.js';
 import type { CliIO } from '../run/cli-io.js';
-import { partOfLoaded } from './inputs.js';
+import { fittedOrThrow } from './inputs.js';
 import { isStdinRef, splitSlicedRef } from './sliced-ref.js';
 
 const TEXT_KINDS = ['csv', 'tsv', 'txt', 'json'] as const;
@@ -84,16 +84,16 @@ function textKind(ref: string, args: ParsedArgs): TextKind | undefined {
 }
 
 /**
- * The tensor that text data `reference` holds, whole (its slice, `[...]` or --slice, is split off
- * here and applied by partOfLoaded), or undefined when it is a tensor file (then the text flags
- * are a usage error).
+ * The part of text data `reference` asks for (its slice, `[...]` or --slice, then `head` entries
+ * along axis 0), or undefined when it is a tensor file (then the text flags are a usage error).
  */
 export async function loadDataTextInput(
   reference: string,
   args: ParsedArgs,
   io: CliIO,
+  head?: number,
 ): Promise<Tensor | undefined> {
-  const { ref } = splitSlicedRef(reference, args.slice);
+  const { ref, slice } = splitSlicedRef(reference, args.slice);
   const kind = textKind(ref, args);
   const skipRows = integerOption('skip-rows', args['skip-rows'], 0);
   if (skipRows < 0) {
@@ -122,13 +122,16 @@ export async function loadDataTextInput(
   const typed = args.delimiter === undefined ? undefined : String(args.delimiter);
   const delimiter = typed === '\\t' ? '\t' : typed;
   const stdin = isStdio(ref);
-  return readDataText(stdin ? io.stdin : createReadStream(ref), {
-    label: stdin ? 'stdin' : ref,
+  const label = stdin ? 'stdin' : ref;
+  const tensor = await readDataText(stdin ? io.stdin : createReadStream(ref), {
+    label,
     dtype: choiceOption<DataTextDtype>('dtype', args.dtype, DATA_TEXT_DTYPES, 'float64'),
     json: kind === 'json',
     delimiter: kind === 'json' ? undefined : (delimiter ?? DEFAULT_DELIMITERS[kind]),
     skipRows,
   });
+  const picks = fittedOrThrow(label, tensor.shape, slice, head);
+  return picks === undefined ? tensor : sliceOfTensor(tensor, picks);
 }
 
 /**
@@ -147,6 +150,5 @@ export async function loadDataOperandText(
       "--from reads DATA on stdin (-) as text, never the indices; a DATA file is text by its .csv/.tsv/.txt/.json extension (any other: give - and '< FILE')",
     );
   }
-  const text = await loadDataTextInput(data, args, io);
-  return text === undefined ? undefined : partOfLoaded(data, text, { slice: args.slice });
+  return loadDataTextInput(data, args, io);
 }

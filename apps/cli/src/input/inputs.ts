@@ -108,17 +108,6 @@ async function openSlicedFile(
   return { file, ...nameAndSlice(file, name, sliced) };
 }
 
-/**
- * A tensor already in memory (text data), read from the reference `typed`, with its slice
- * (`--slice` or `typed`'s own `[...]`) and `--head` applied.
- */
-export function partOfLoaded(typed: string, tensor: Tensor, part: InputPart): Tensor {
-  const { ref, slice } = splitSlicedRef(typed, part.slice);
-  const label = isStdio(ref) ? 'stdin' : ref;
-  const picks = fittedOrThrow(label, tensor.shape, slice, part.head);
-  return picks === undefined ? tensor : sliceOfTensor(tensor, picks);
-}
-
 /** {@link fitted}, its errors naming the input `label`. */
 export function fittedOrThrow(
   label: string,

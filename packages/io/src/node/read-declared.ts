@@ -5,7 +5,7 @@
 
 import { createReadStream } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
-import { formatOfMagic, type InputFormat, MAGIC_BYTES } from '../convert.js';
+import { formatOfMagic, type InputFormat, isZipMagic, MAGIC_BYTES } from '../convert.js';
 import { readGgufHeader } from '../gguf/read-header.js';
 import { npyDataOffset, readNpyHeader } from '../npy.js';
 import { parseSafetensorsHeader, safetensorsHeaderLength } from '../safetensors.js';
@@ -19,8 +19,7 @@ import { MAX_STREAM_BYTES } from './read.js';
  */
 async function sniffFormat(prefix: Prefix): Promise<InputFormat> {
   const head = await prefix.take(9);
-  const isZip = head[0] === 0x50 && head[1] === 0x4b;
-  return formatOfMagic(isZip ? await prefix.take(MAGIC_BYTES) : head);
+  return formatOfMagic(isZipMagic(head) ? await prefix.take(MAGIC_BYTES) : head);
 }
 
 /**
