@@ -1,5 +1,5 @@
 // The WebAssembly build of the packages that own a module: core's kernels, gather-tree's walk,
-// io's block mover and the CLI's code-cache digest.
+// io's block mover and GGUF dequantizers, and the CLI's code-cache digest.
 // Each such package keeps
 //   wasm/NAME.wat.mjs       the generator (templates per item size) of the module's text
 //   wasm/NAME.wat           its output, committed: the text that runs, for reviewers to read
@@ -20,6 +20,7 @@ export const WASM_MODULES = [
   { dir: 'packages/core', name: 'kernels', generator: 'kernelsWat', binary: 'KERNELS_WASM' },
   { dir: 'packages/gather-tree', name: 'tree', generator: 'treeWat', binary: 'TREE_WASM' },
   { dir: 'packages/io', name: 'blocks', generator: 'blocksWat', binary: 'BLOCKS_WASM' },
+  { dir: 'packages/io', name: 'quants', generator: 'quantsWat', binary: 'QUANTS_WASM' },
   { dir: 'apps/cli', name: 'digest', generator: 'digestWat', binary: 'DIGEST_WASM' },
 ];
 

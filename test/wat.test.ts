@@ -17,7 +17,7 @@ describe('the committed WebAssembly text', () => {
     });
   }
 
-  it("core's kernels and io's block mover assemble without SIMD and GatherTree's walk needs it, so an engine without SIMD refuses only the walk", async () => {
+  it("core's kernels and io's block mover and dequantizers assemble without SIMD and GatherTree's walk needs it, so an engine without SIMD refuses only the walk", async () => {
     const tools = await wabt();
     const assemblesWithoutSimd = async (name: string): Promise<boolean> => {
       const text: string = await committedWat(modules.find((m) => m.name === name));
@@ -32,6 +32,7 @@ describe('the committed WebAssembly text', () => {
     };
     expect(await assemblesWithoutSimd('kernels')).toBe(true);
     expect(await assemblesWithoutSimd('blocks')).toBe(true);
+    expect(await assemblesWithoutSimd('quants')).toBe(true);
     expect(await assemblesWithoutSimd('tree')).toBe(false);
   });
 });

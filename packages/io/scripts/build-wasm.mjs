@@ -1,4 +1,5 @@
-// Assembles wasm/blocks.wat into src/wasm/blocks-binary.ts (see the repository's scripts/wasm.mjs).
+// Assembles wasm/blocks.wat and wasm/quants.wat into src/wasm/NAME-binary.ts (see the repository's scripts/wasm.mjs).
 import { buildWasm } from '../../../scripts/wasm.mjs';
 
 await buildWasm('blocks');
+await buildWasm('quants');

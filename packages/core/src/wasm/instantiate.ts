@@ -1,6 +1,7 @@
 // Instantiating a package's WebAssembly module. Each package owns its module: core's scalar
 // kernels (packages/core/wasm/kernels.wat.mjs, loaded by runtime.ts), gather-tree's SIMD walk
-// (packages/gather-tree/wasm/tree.wat.mjs), io's block mover (packages/io/wasm/blocks.wat.mjs).
+// (packages/gather-tree/wasm/tree.wat.mjs), io's block mover and GGUF dequantizers
+// (packages/io/wasm/blocks.wat.mjs and quants.wat.mjs).
 // The on/off switch of them all (setWasmKernelsEnabled) is here too.
 //
 // wasmModule gives one instance per module, whose memory is a reusable staging area: callers

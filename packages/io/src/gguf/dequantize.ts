@@ -29,6 +29,7 @@ import {
   dequantizeQ8_0,
 } from './quants/legacy.js';
 import { dequantizeTQ1_0, dequantizeTQ2_0 } from './quants/ternary.js';
+import { wasmQuantKernels } from './quants/wasm-kernels.js';
 
 const KERNELS: Readonly<Record<string, Kernel>> = {
   Q4_0: dequantizeQ4_0,
@@ -62,7 +63,7 @@ const KERNELS: Readonly<Record<string, Kernel>> = {
  * dequantize, E_FORMAT when the lengths disagree.
  */
 export function dequantize(type: GgmlType, blocks: Uint8Array, count: number): Float32Array {
-  const kernel = checkedKernel(type, blocks, count);
+  const kernel = checkedKernel(type, blocks, count, count * 4);
   const out = new Float32Array(count);
   kernel(blocks, out, count / type.blockSize);
   return out;
@@ -71,14 +72,17 @@ export function dequantize(type: GgmlType, blocks: Uint8Array, count: number): F
 /**
  * As dequantize, writing into `out` (exactly `count` floats, e.g. a subarray of a larger output)
  * instead of a new array, so a caller that owns the output's memory spends no allocation on it.
+ * `outputBytes` is the size of the whole output `out` belongs to (WebAssembly serves only large
+ * ones).
  */
 export function dequantizeInto(
   type: GgmlType,
   blocks: Uint8Array,
   count: number,
   out: Float32Array,
+  outputBytes = out.byteLength,
 ): void {
-  const kernel = checkedKernel(type, blocks, count);
+  const kernel = checkedKernel(type, blocks, count, outputBytes);
   if (out.length !== count)
     throw new TensorOpsError(
       'E_VALUE',
@@ -87,7 +91,12 @@ export function dequantizeInto(
   kernel(blocks, out, count / type.blockSize);
 }
 
-function checkedKernel(type: GgmlType, blocks: Uint8Array, count: number): Kernel {
+function checkedKernel(
+  type: GgmlType,
+  blocks: Uint8Array,
+  count: number,
+  outputBytes: number,
+): Kernel {
   const kernel = Object.hasOwn(KERNELS, type.name) ? KERNELS[type.name] : undefined;
   if (kernel === undefined)
     throw new TensorOpsError('E_DTYPE', `GGUF type ${type.name} cannot be dequantized`);
@@ -103,5 +112,6 @@ function checkedKernel(type: GgmlType, blocks: Uint8Array, count: number): Kerne
       'E_FORMAT',
       `${type.name}: ${count} elements take ${blockCount * typeSize} bytes (${blockCount} blocks of ${typeSize}), got ${blocks.length}`,
     );
-  return kernel;
+  const fast = wasmQuantKernels(outputBytes);
+  return (fast !== null && Object.hasOwn(fast, type.name) ? fast[type.name] : undefined) ?? kernel;
 }

@@ -13,6 +13,12 @@ import type { RunContext } from './context.js';
 import { chunkAllocator } from './output-chunks.js';
 import { type PendingRead, runReads } from './reads.js';
 
+/**
+ * Output chunk size of a whole-rows gather: its rows are computed, not copied, so a larger chunk
+ * saves only write calls, while each fresh mebibyte of the two chunk buffers costs page faults.
+ */
+const ROWS_CHUNK_BYTES = 1 << 20;
+
 export function quantizedGather(
   ctx: RunContext,
   type: GgmlType,
@@ -21,7 +27,13 @@ export function quantizedGather(
   const row = quantizedRow(ctx.stored, type);
   const innerElements = ctx.plan.blockBytes / 4;
   return innerElements % row.length === 0 && row.length > 0
-    ? wholeRows(ctx, type, row, innerElements / row.length, options)
+    ? wholeRows(
+        { ...ctx, chunkBytes: Math.min(ctx.chunkBytes, ROWS_CHUNK_BYTES) },
+        type,
+        row,
+        innerElements / row.length,
+        options,
+      )
     : elementsOfRows(ctx, type, row);
 }
 
@@ -82,7 +94,13 @@ async function* wholeRows(
       if (n === undefined) out.fill(0, k * blockBytes, (k + 1) * blockBytes);
       else {
         const source = blocks.subarray(n * sourceBytes, (n + 1) * sourceBytes);
-        dequantizeInto(type, source, inner, values.subarray(k * inner, (k + 1) * inner));
+        dequantizeInto(
+          type,
+          source,
+          inner,
+          values.subarray(k * inner, (k + 1) * inner),
+          ctx.nbytes,
+        );
       }
     }
     yield out;
