@@ -25,6 +25,15 @@ export interface Releasable {
   release(position: number): void;
 }
 
+/**
+ * Reads without leaving the calling thread (a local file). Worth it for small reads, where a
+ * thread-pool round trip costs more than the page-cache copy itself; it blocks while it reads.
+ */
+export interface InPlaceReader {
+  /** As ByteSource.read, done before it returns. */
+  readInPlace(target: Uint8Array, position: number): number;
+}
+
 /** An open file descriptor (the zip reader reads a directory through it). */
 export interface FileDescriptor {
   readonly fd: number;
@@ -40,6 +49,10 @@ export function holdsBytes<T extends object>(x: T): x is T & InMemoryBytes {
 
 export function canRelease<T extends object>(x: T): x is T & Releasable {
   return typeof (x as Partial<Releasable>).release === 'function';
+}
+
+export function readsInPlace<T extends object>(x: T): x is T & InPlaceReader {
+  return typeof (x as Partial<InPlaceReader>).readInPlace === 'function';
 }
 
 export function hasDescriptor<T extends object>(x: T): x is T & FileDescriptor {

@@ -14,8 +14,10 @@ import {
   canRelease,
   holdsBytes,
   type InMemoryBytes,
+  type InPlaceReader,
   type RangeBatchReader,
   type Releasable,
+  readsInPlace,
 } from './capabilities.js';
 import { fileError } from './errors.js';
 import type { ByteSource } from './source.js';
@@ -277,11 +279,14 @@ export function tensorFile(source: ByteSource, reader: FormatReader): TensorFile
  */
 function withCapabilitiesOf(
   source: ByteSource,
-): InMemoryBytes & Partial<RangeBatchReader & Releasable> {
+): InMemoryBytes & Partial<RangeBatchReader & Releasable & InPlaceReader> {
   return {
     bytesInMemory: (position, length) =>
       holdsBytes(source) ? source.bytesInMemory(position, length) : undefined,
     ...(canReadMany(source) ? { readMany: (reads) => source.readMany(reads) } : {}),
+    ...(readsInPlace(source)
+      ? { readInPlace: (target, position) => source.readInPlace(target, position) }
+      : {}),
     ...(canRelease(source) ? { release: (position) => source.release(position) } : {}),
   };
 }

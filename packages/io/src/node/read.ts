@@ -1,6 +1,7 @@
 // Reading bytes from files and streams with every size checked before the big allocation.
 
 import { constants } from 'node:buffer';
+import { readSync } from 'node:fs';
 import { TensorOpsError } from '@tensorops/core';
 import { ioError } from '../file/errors.js';
 import { readFd } from './fs-calls.js';
@@ -22,6 +23,18 @@ export async function readInto(fd: number, target: Uint8Array, position: number)
     const { bytesRead } = await readFd(fd, target, done, length, position + done);
     if (bytesRead === 0) break;
     done += bytesRead;
+  }
+  return done;
+}
+
+/** {@link readInto} on the calling thread. */
+export function readInPlace(fd: number, target: Uint8Array, position: number): number {
+  let done = 0;
+  while (done < target.length) {
+    const length = Math.min(IO_CHUNK, target.length - done);
+    const got = readSync(fd, target, done, length, position + done);
+    if (got === 0) break;
+    done += got;
   }
   return done;
 }

@@ -2,13 +2,13 @@
 // pipe or device read as far as its header declares.
 
 import type { InputFormat } from '../convert.js';
-import type { FileDescriptor } from '../file/capabilities.js';
+import type { FileDescriptor, InPlaceReader } from '../file/capabilities.js';
 import { type ByteSource, bufferSource } from '../file/source.js';
 import { closeFd, fstatFd, openFd } from './fs-calls.js';
-import { readInto } from './read.js';
+import { readInPlace, readInto } from './read.js';
 import { readDeclaredFromDescriptor } from './read-declared.js';
 
-class FileSource implements ByteSource, FileDescriptor {
+class FileSource implements ByteSource, FileDescriptor, InPlaceReader {
   private closed = false;
 
   constructor(
@@ -19,6 +19,10 @@ class FileSource implements ByteSource, FileDescriptor {
 
   read(target: Uint8Array, position: number): Promise<number> {
     return readInto(this.fd, target, position);
+  }
+
+  readInPlace(target: Uint8Array, position: number): number {
+    return readInPlace(this.fd, target, position);
   }
 
   /** Once only: a second close could close a descriptor number reused by then. */

@@ -2,13 +2,30 @@
 
 import { TensorOpsError } from '@tensorops/core';
 import { quote } from '../../text.js';
-import { canReadMany } from '../capabilities.js';
+import { canReadMany, readsInPlace } from '../capabilities.js';
 import { fileError } from '../errors.js';
 import type { RunContext } from './context.js';
 
 export interface PendingRead {
   readonly position: number;
   readonly target: Uint8Array;
+}
+
+/**
+ * A batch of reads is done in place, where the file can, when each read is at most
+ * IN_PLACE_READ_BYTES and all of them at most IN_PLACE_BATCH_BYTES: for reads this small a
+ * thread-pool round trip costs more than the copy, and the thread blocks for a bounded batch.
+ */
+const IN_PLACE_READ_BYTES = 64 << 10;
+const IN_PLACE_BATCH_BYTES = 4 << 20;
+
+function smallBatch(reads: readonly PendingRead[]): boolean {
+  let total = 0;
+  for (const { target } of reads) {
+    if (target.length > IN_PLACE_READ_BYTES) return false;
+    total += target.length;
+  }
+  return total <= IN_PLACE_BATCH_BYTES;
 }
 
 export async function runReads(ctx: RunContext, reads: PendingRead[]): Promise<void> {
@@ -20,6 +37,18 @@ export async function runReads(ctx: RunContext, reads: PendingRead[]): Promise<v
     } catch (cause) {
       throw fileError(ctx.file.path, 'read', cause);
     }
+  }
+  if (readsInPlace(file) && smallBatch(reads)) {
+    for (const { position, target } of reads) {
+      let got: number;
+      try {
+        got = file.readInPlace(target, position);
+      } catch (cause) {
+        throw fileError(ctx.file.path, 'read', cause);
+      }
+      if (got !== target.length) throw truncated(ctx, position + target.length, position + got);
+    }
+    return;
   }
   let next = 0;
   const worker = async (): Promise<void> => {
