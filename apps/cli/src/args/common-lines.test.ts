@@ -137,4 +137,18 @@ describe('common command lines, read without yargs', () => {
       });
     }
   });
+
+  it('leave to yargs a boolean flag followed by true or false, which yargs takes as its value', async () => {
+    for (const argv of [
+      ['gather', '--json', 'true'],
+      ['gather', 'd.npy', 'i.npy', '--json', 'false'],
+      ['inspect', '--json', 'true', 'a.npy'],
+    ]) {
+      expect(parseCommonLine(argv), argv.join(' ')).toBeUndefined();
+    }
+    const { args } = (await byYargs(['gather', 'd.npy', '--json', 'false'])) as {
+      args: Record<string, unknown>;
+    };
+    expect([args.json, args.data, args.indices_file]).toEqual([false, 'd.npy', undefined]);
+  });
 });

@@ -1,9 +1,10 @@
 // The common command lines, read without loading yargs, whose set-up is most of a small run's own
 // start-up: a command's name first, then its operands and its flags as `--name value`,
-// `--name=value`, `-x value` or a boolean `--name`, each flag once. Anything else (no command,
-// help, --version, completion, `--`, a flag the command does not take or typed twice, `--no-x`,
-// a value that starts with '-' or is empty, a list flag, a missing required flag, a choice not
-// offered, too few or too many operands) is left to yargs (parser.ts), which reads every command
+// `--name=value`, `-x value` or a boolean `--name` (not followed by `true` or `false`), each flag
+// once. Anything else (no command, help, --version, completion, `--`, a flag the command does not
+// take or typed twice, `--no-x`, a value that starts with '-' or is empty, a list flag, a missing
+// required flag, a choice not offered, too few or too many operands) is left to yargs (parser.ts),
+// which reads every command
 // line and words every usage error. For a line read here the arguments are the object yargs
 // builds for it, key for key: common-lines.test.ts checks that against yargs.
 
@@ -86,6 +87,8 @@ export function parseCommonLine(
     if (flag === undefined || given.has(flag.name)) return undefined;
     const option = spec.options[flag.name] as Options;
     if (option.type === 'boolean' && flag.value === undefined) {
+      // yargs takes a following `true` or `false` as the flag's value, not as an operand.
+      if (argv[i + 1] === 'true' || argv[i + 1] === 'false') return undefined;
       given.set(flag.name, true);
       continue;
     }
