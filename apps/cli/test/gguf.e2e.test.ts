@@ -5,10 +5,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeNpy, decodeSafetensors } from '@tensorops/io';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GGUF_DIR } from '../../../packages/io/test/format-fixtures.js';
 import { ggufFile } from '../../../packages/io/test/gguf-bytes.js';
-import { bytesSent, serveFolder, type TestServer } from '../../../packages/io/test/http-servers.js';
+import { bytesSent, serveFolderPerTest } from '../../../packages/io/test/http-servers.js';
 import { BIN, repoArg, tempDir, tensorops, tensoropsAsync } from './helpers.js';
 
 interface Expected {
@@ -217,16 +217,12 @@ describe('gather and show', () => {
 });
 
 describe('over HTTP', () => {
-  let server: TestServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const serve = serveFolderPerTest();
 
   it('inspects in one request and gathers rows from the URL', async () => {
     const dir = tempDir();
     copyFileSync(MODEL, join(dir, 'model.gguf'));
-    server = await serveFolder(dir);
+    const server = await serve(dir);
     const url = `${server.url}/model.gguf`;
     const listed = await tensoropsAsync(['inspect', url, '--json']);
     expect(listed.stderr).toBe('');

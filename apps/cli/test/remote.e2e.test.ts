@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { decodeNpy, encodeNpy } from '@tensorops/io';
 import { afterEach, describe, expect, it } from 'vitest';
 import { copyShardedCheckpoint } from '../../../packages/io/test/format-fixtures.js';
-import { serveFolder, type TestServer } from '../../../packages/io/test/http-servers.js';
+import {
+  serveFolder,
+  serveFolderPerTest,
+  type TestServer,
+} from '../../../packages/io/test/http-servers.js';
 import { REPO, tempDir, tensoropsAsync } from './helpers.js';
 
 const SECRET = 'Bearer s3cr3t-t0ken';
@@ -115,17 +119,13 @@ describe('http(s):// inputs', () => {
 });
 
 describe('--max-download sizes', () => {
-  let server: TestServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const serve = serveFolderPerTest();
 
   it('takes a byte count or a size: k, M, G count in 1000s, KiB, MiB, GiB in 1024s', async () => {
     const dir = tempDir();
     copyFileSync(join(REPO, 'fixtures', 'cli', 'data.npy'), join(dir, 'data.npy'));
     const size = statSync(join(dir, 'data.npy')).size;
-    server = await serveFolder(dir, { ignoreRange: true });
+    const server = await serve(dir, { ignoreRange: true });
     const url = `${server.url}/data.npy`;
     // Each size at the file's length is enough; one byte less is not.
     const sizes = (n: number): string[] => [

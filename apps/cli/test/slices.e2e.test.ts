@@ -7,9 +7,9 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tensor } from '@tensorops/core';
 import { decodeNpy, decodeSafetensors, encodeNpy, encodeSafetensors } from '@tensorops/io';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { copyShardedCheckpoint } from '../../../packages/io/test/format-fixtures.js';
-import { bytesSent, serveFolder, type TestServer } from '../../../packages/io/test/http-servers.js';
+import { bytesSent, serveFolderPerTest } from '../../../packages/io/test/http-servers.js';
 import {
   bytesReadBy,
   listDir,
@@ -245,11 +245,7 @@ describe('a slice reads only the bytes it needs', () => {
   });
 
   describe('over HTTP', () => {
-    let server: TestServer | undefined;
-    afterEach(async () => {
-      await server?.close();
-      server = undefined;
-    });
+    const serve = serveFolderPerTest();
 
     it('ten rows of every other column: one request after the header, their span only', async () => {
       const dir = tempDir();
@@ -260,7 +256,7 @@ describe('a slice reads only the bytes it needs', () => {
         join(dir, 'table.npy'),
         encodeNpy({ dtype: 'float32', shape: [rows, cols], data: new Uint8Array(values.buffer) }),
       );
-      server = await serveFolder(dir);
+      const server = await serve(dir);
       const r = await tensoropsAsync(['show', `${server.url}/table.npy[3000:3010, ::2]`, '--json']);
       expect(r.stderr).toBe('');
       const got = JSON.parse(r.stdout.toString());
@@ -275,7 +271,7 @@ describe('a slice reads only the bytes it needs', () => {
     it('a sharded checkpoint: only the shard that holds the tensor is read from', async () => {
       const dir = tempDir();
       copyShardedCheckpoint(dir);
-      server = await serveFolder(dir);
+      const server = await serve(dir);
       const index = `${server.url}/model.safetensors.index.json`;
       const whole = await tensoropsAsync(['show', `${index}:lm_head.weight`, '--json']);
       server.requests.length = 0;

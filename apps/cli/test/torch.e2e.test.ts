@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { gather, tensorFrom } from '@tensorops/core';
 import { encodeNpy } from '@tensorops/io';
 import { readTensorFile } from '@tensorops/io/node';
-import { afterEach, describe, expect, it } from 'vitest';
-import { serveFolder, type TestServer } from '../../../packages/io/test/http-servers.js';
+import { describe, expect, it } from 'vitest';
+import { serveFolderPerTest } from '../../../packages/io/test/http-servers.js';
 import { deepPickle, writeCheckpoint } from '../../../packages/io/test/torch-archives.js';
 import {
   type ExpectedTensor,
@@ -231,14 +231,10 @@ describe('hostile torch archives', () => {
 });
 
 describe('torch checkpoints over HTTP', () => {
-  let server: TestServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const serve = serveFolderPerTest();
 
   it('inspect, gather and convert read by ranges', async () => {
-    server = await serveFolder(ABS);
+    const server = await serve(ABS);
     const listed = await tensoropsAsync(['inspect', `${server.url}/views.pt`, '--json']);
     expect(listed.stderr).toBe('');
     expect(JSON.parse(listed.stdout.toString()).tensors).toHaveLength(8);
@@ -275,7 +271,7 @@ describe('torch checkpoints over HTTP', () => {
   });
 
   it('a quantized tensor is listed, and refused with one line when read, by URL too', async () => {
-    server = await serveFolder(ABS);
+    const server = await serve(ABS);
     const url = `${server.url}/quantized.pt`;
     const listed = await tensoropsAsync(['inspect', url, '--json']);
     expect(listed.stderr).toBe('');

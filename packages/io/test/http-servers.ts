@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import send from 'send';
+import { afterEach } from 'vitest';
 
 export interface SeenRequest {
   readonly path: string;
@@ -176,4 +177,20 @@ function drip(res: ServerResponse, ms: number): void {
     return res;
   }) as typeof res.end;
   res.on('close', () => clearTimeout(timer));
+}
+
+/**
+ * For the tests of the describe block it is called in: serves a folder (as serveFolder) and
+ * closes that server after the test.
+ */
+export function serveFolderPerTest(): (root: string, faults?: Faults) => Promise<TestServer> {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return async (root, faults) => {
+    server = await serveFolder(root, faults);
+    return server;
+  };
 }
