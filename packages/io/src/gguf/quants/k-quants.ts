@@ -55,17 +55,13 @@ const scale = new Float64Array(8);
 const min = new Float64Array(8);
 
 /**
- * Q4_K and Q5_K: 8 sub-blocks of 32 with 6-bit scales and mins packed in 12 bytes at `at + 4`;
- * writes sub-block j's scale and min to scale[j], min[j].
+ * Q4_K and Q5_K: the block at `at` starts with float16 d and dmin, then 8 sub-blocks' 6-bit
+ * scales and mins packed in 12 bytes; writes sub-block j's scale (d times its 6 bits) and min to
+ * scale[j], min[j].
  */
-function scalesAndMins(
-  src: Uint8Array,
-  at: number,
-  d: number,
-  dmin: number,
-  scale: Float64Array,
-  min: Float64Array,
-): void {
+function scalesAndMins(src: Uint8Array, at: number, half: Float32Array): void {
+  const d = half[u16(src, at)] as number;
+  const dmin = half[u16(src, at + 2)] as number;
   const p = at + 4;
   for (let j = 0; j < 4; j++) {
     scale[j] = Math.fround(d * ((src[p + j] as number) & 0x3f));
@@ -84,14 +80,7 @@ export const dequantizeQ4_K: Kernel = (src, out, blocks) => {
   const half = halfTable();
   const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
   for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 144, o += 256) {
-    scalesAndMins(
-      src,
-      at,
-      half[u16(src, at)] as number,
-      half[u16(src, at + 2)] as number,
-      scale,
-      min,
-    );
+    scalesAndMins(src, at, half);
     for (let c = 0; c < 4; c++) {
       const ls = scale[2 * c] as number;
       const lm = min[2 * c] as number;
@@ -117,14 +106,7 @@ export const dequantizeQ4_K: Kernel = (src, out, blocks) => {
 export const dequantizeQ5_K: Kernel = (src, out, blocks) => {
   const half = halfTable();
   for (let b = 0, at = 0, o = 0; b < blocks; b++, at += 176, o += 256) {
-    scalesAndMins(
-      src,
-      at,
-      half[u16(src, at)] as number,
-      half[u16(src, at + 2)] as number,
-      scale,
-      min,
-    );
+    scalesAndMins(src, at, half);
     for (let j = 0; j < 8; j++) {
       const dl = scale[j] as number;
       const ml = min[j] as number;
