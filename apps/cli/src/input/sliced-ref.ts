@@ -7,7 +7,6 @@
 // as typed. A slice that is not numpy's grammar is a usage error (exit 2); one that does not fit
 // the tensor (an index out of range, too many indices) is an error of the data (exit 1).
 
-import { statSync } from 'node:fs';
 import {
   type FittedSlice,
   firstEntries,
@@ -17,6 +16,7 @@ import {
   splitTrailingSlice,
 } from '@tensorops/io';
 import type { TensorFile } from '@tensorops/io/node';
+import { isOpenable } from '@tensorops/io/node/internal';
 import type { Options } from 'yargs';
 import { isStdio } from '../args/dashes.js';
 import { usageError } from '../args/usage-errors.js';
@@ -40,14 +40,6 @@ export interface SlicedRef {
   readonly slice?: Slice;
 }
 
-function isExistingFile(path: string): boolean {
-  try {
-    return !statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /** `-` or `-[SLICE]`: standard input, sliced or not. */
 export function isStdinRef(ref: string): boolean {
   return isStdio(ref) || isStdio(splitTrailingSlice(ref)?.ref ?? '');
@@ -67,7 +59,7 @@ function parsed(text: string, where: string): Slice {
 export function splitSlicedRef(typed: string, flag: unknown): SlicedRef {
   if (flag !== undefined) return { ref: typed, typed, slice: parsed(String(flag), '--slice') };
   const split = splitTrailingSlice(typed);
-  if (split === undefined || isExistingFile(typed)) return { ref: typed, typed };
+  if (split === undefined || isOpenable(typed)) return { ref: typed, typed };
   return { ref: split.ref, typed, text: split.slice, slice: parsed(split.slice, 'slice') };
 }
 

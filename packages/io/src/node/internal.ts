@@ -9,3 +9,4 @@ export { isHttpUrl, printableUrl } from '../remote/http-source.js';
 export { httpHeaderProblem } from '../remote/request-headers.js';
 export { isShardIndexPath } from '../shard-index.js';
 export { type EncodedTensors, encodeTensors, openTensorHeader } from './tensor-file.js';
+export { isOpenable } from './tensor-ref.js';

@@ -3,7 +3,7 @@ import { isHttpUrl } from '../remote/http-source.js';
 import { parseUrlRef, resolveTensorRef, type TensorRef } from '../tensor-ref.js';
 
 /** Anything that can be opened for reading as a file: regular files, devices, named pipes. */
-function isOpenable(path: string): boolean {
+export function isOpenable(path: string): boolean {
   try {
     return !statSync(path).isDirectory();
   } catch {
