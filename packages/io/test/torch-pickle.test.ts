@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readTorchPickle, type TorchTensorRecord } from '../src/torch/pickle-records.js';
 import { runPickle } from '../src/torch/pickle-vm.js';
+import { concat as concatBytes } from './gguf-bytes.js';
 import { expectError } from './helpers.js';
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/torch/pickles');
@@ -34,16 +35,11 @@ function refusal(bytes: Uint8Array): string {
 const ascii = (text: string) => new TextEncoder().encode(text);
 
 function concat(...parts: (Uint8Array | string | number[])[]): Uint8Array {
-  const arrays = parts.map((p) =>
-    typeof p === 'string' ? ascii(p) : p instanceof Uint8Array ? p : Uint8Array.from(p),
+  return concatBytes(
+    parts.map((p) =>
+      typeof p === 'string' ? ascii(p) : p instanceof Uint8Array ? p : Uint8Array.from(p),
+    ),
   );
-  const out = new Uint8Array(arrays.reduce((n, a) => n + a.length, 0));
-  let at = 0;
-  for (const a of arrays) {
-    out.set(a, at);
-    at += a.length;
-  }
-  return out;
 }
 
 /** `part` `count` times over, without building a million small arrays. */
