@@ -30,40 +30,30 @@ function smallBatch(reads: readonly PendingRead[]): boolean {
 
 export async function runReads(ctx: RunContext, reads: PendingRead[]): Promise<void> {
   const { file } = ctx;
-  if (canReadMany(file)) {
+  // A truncated read's error already names the file, and fileError passes it on unchanged.
+  try {
     // Over the network: one call, which merges neighbouring ranges into few requests.
-    try {
-      return await file.readMany(reads);
-    } catch (cause) {
-      throw fileError(ctx.file.path, 'read', cause);
+    if (canReadMany(file)) return await file.readMany(reads);
+    if (readsInPlace(file) && smallBatch(reads)) {
+      for (const read of reads) filled(ctx, read, file.readInPlace(read.target, read.position));
+      return;
     }
-  }
-  if (readsInPlace(file) && smallBatch(reads)) {
-    for (const { position, target } of reads) {
-      let got: number;
-      try {
-        got = file.readInPlace(target, position);
-      } catch (cause) {
-        throw fileError(ctx.file.path, 'read', cause);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < reads.length) {
+        const read = reads[next++] as PendingRead;
+        filled(ctx, read, await file.readAt(read.target, read.position));
       }
-      if (got !== target.length) throw truncated(ctx, position + target.length, position + got);
-    }
-    return;
+    };
+    await Promise.all(Array.from({ length: Math.min(ctx.concurrency, reads.length) }, worker));
+  } catch (cause) {
+    throw fileError(ctx.file.path, 'read', cause);
   }
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < reads.length) {
-      const { position, target } = reads[next++] as PendingRead;
-      let got: number;
-      try {
-        got = await ctx.file.readAt(target, position);
-      } catch (cause) {
-        throw fileError(ctx.file.path, 'read', cause);
-      }
-      if (got !== target.length) throw truncated(ctx, position + target.length, position + got);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(ctx.concurrency, reads.length) }, worker));
+}
+
+/** Throws unless the `got` bytes read fill `read`'s target (the file ended first). */
+function filled(ctx: RunContext, { position, target }: PendingRead, got: number): void {
+  if (got !== target.length) throw truncated(ctx, position + target.length, position + got);
 }
 
 function truncated(ctx: RunContext, needs: number, ends: number): TensorOpsError {
