@@ -50,6 +50,11 @@ class Repeated {
 
 class HeaderScan<E> {
   private pos = 0;
+  /** The integers of the array being read. */
+  private readonly scratch: number[] = [];
+  /** The last `data_offsets` read. */
+  private begin = 0;
+  private end = 0;
 
   constructor(
     private readonly text: string,
@@ -169,32 +174,47 @@ class HeaderScan<E> {
     return n;
   }
 
+  /**
+   * `[int, ...]`, as an array of exactly its length: one grown by push keeps room for 16, and a
+   * header of 10^5 shapes would hold that spare room for the life of the file.
+   */
   private integers(): number[] {
     this.expect(0x5b); // [
-    const out: number[] = [];
-    if (this.peek() === 0x5d) {
-      this.pos++;
-      return out;
+    const read = this.scratch;
+    read.length = 0;
+    if (this.peek() === 0x5d) this.pos++;
+    else {
+      do read.push(this.integer());
+      while (this.more(0x5d));
     }
-    do out.push(this.integer());
-    while (this.more(0x5d));
-    return out;
+    return read.slice();
+  }
+
+  /** `[begin, end]` into `this.begin` and `this.end`, without an array per tensor. */
+  private offsets(): void {
+    this.expect(0x5b); // [
+    this.begin = this.integer();
+    if (!this.more(0x5d)) throw ELSEWHERE; // one offset: the strict path words it
+    this.end = this.integer();
+    if (this.more(0x5d)) throw ELSEWHERE; // three or more
   }
 
   private entry(name: string): E {
     this.expect(0x7b);
     let dtype: string | undefined;
     let shape: number[] | undefined;
-    let offsets: number[] | undefined;
+    let offsets = false;
     do {
       const key = this.key();
       if (key === 'dtype' && dtype === undefined) dtype = this.string();
       else if (key === 'shape' && shape === undefined) shape = this.integers();
-      else if (key === 'data_offsets' && offsets === undefined) offsets = this.integers();
-      else throw ELSEWHERE;
+      else if (key === 'data_offsets' && !offsets) {
+        this.offsets();
+        offsets = true;
+      } else throw ELSEWHERE;
     } while (this.more(0x7d));
-    if (dtype === undefined || shape === undefined || offsets?.length !== 2) throw ELSEWHERE;
-    const entry = this.makeEntry(name, dtype, shape, offsets[0] as number, offsets[1] as number);
+    if (dtype === undefined || shape === undefined || !offsets) throw ELSEWHERE;
+    const entry = this.makeEntry(name, dtype, shape, this.begin, this.end);
     if (entry === undefined) throw ELSEWHERE;
     return entry;
   }

@@ -25,22 +25,24 @@ export async function safetensorsReader(source: ByteSource): Promise<FormatReade
     8 + Math.min(n, SAFETENSORS_MAX_HEADER_BYTES),
     '.safetensors header',
   );
-  const header = parseSafetensorsHeader(head, source.size);
-  const tensors: StoredTensor[] = header.tensors.map((e) => ({
+  const { tensors: entries, metadata, dataOffset } = parseSafetensorsHeader(head, source.size);
+  // Only what the tensors need outlives this call: `read` below closes over this scope, and the
+  // header's own entries would otherwise stay reachable through it.
+  const tensors: StoredTensor[] = entries.map((e) => ({
     name: e.name,
     dtype: e.dtype,
     displayDtype: safetensorsDisplayDtype(e.formatDtype),
     formatDtype: e.formatDtype,
     shape: e.shape,
     nbytes: e.end - e.begin,
-    offset: header.dataOffset + e.begin,
+    offset: dataOffset + e.begin,
     fortranOrder: false,
     byteOrder: 'little',
   }));
   return {
     format: 'safetensors',
     tensors,
-    metadata: header.metadata,
+    metadata,
     rangedStreams: true,
     async read(t) {
       const dtype = loadableDtype(t);
