@@ -83,14 +83,13 @@ async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Ins
       }
       for (const t of tensors) await verifyTensor(file, t);
     }
-    const described = tensors.map(describeTensor);
     const report: InspectReport = {
       // The file as messages name it: a URL without its query string or credentials.
       file: file.path,
       format: file.format,
       size: file.size,
       shards: file.sharded?.shards ?? null,
-      tensors: described,
+      tensors,
       not_tensors:
         name === undefined
           ? file.notTensors
@@ -100,7 +99,7 @@ async function inspectOne(ref: string, args: ParsedArgs, io: CliIO): Promise<Ins
       metadata: file.metadata === null ? null : { ...file.metadata },
       other_entries: file.otherEntries,
       ...(file.gguf === undefined ? {} : { gguf: ggufReport(file.gguf, args.metadata === true) }),
-      ...(args.summary === true ? { summary: summarize(described) } : {}),
+      ...(args.summary === true ? { summary: summarize(tensors.map(describeTensor)) } : {}),
     };
     return args.verify === true ? { report, verified: verifiedLine(file, tensors) } : { report };
   } finally {

@@ -1,5 +1,5 @@
 import { printable } from '../ui/layout.js';
-import type { InspectReport } from './inspect-report.js';
+import { describeTensor, type InspectReport } from './inspect-report.js';
 
 // inspect --format csv|tsv: one row per tensor (per group with --summary), a file column first so
 // that several files make one table, the columns named as the --json keys. Every name goes
@@ -48,7 +48,8 @@ export function inspectRows(reports: readonly InspectReport[], format: RowFormat
       }
       continue;
     }
-    for (const t of r.tensors) {
+    for (const stored of r.tensors) {
+      const t = describeTensor(stored);
       rows.push([
         r.file,
         t.name,

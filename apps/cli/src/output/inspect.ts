@@ -1,8 +1,14 @@
+import type { StoredTensor } from '@tensorops/io/node';
 import { formatBytes } from '../format/bytes.js';
 import { type CliIO, writeAll } from '../run/cli-io.js';
 import { printable } from '../ui/layout.js';
 import { ggufLines } from './inspect-gguf.js';
-import type { InspectReport, InspectTensor } from './inspect-report.js';
+import {
+  describeTensor,
+  type InspectReport,
+  type InspectTensor,
+  inspectDocument,
+} from './inspect-report.js';
 import { inspectRows } from './inspect-rows.js';
 import type { InspectSummary } from './inspect-summary.js';
 import type { OutputOptions } from './options.js';
@@ -19,7 +25,10 @@ export async function emitInspect(
 ): Promise<void> {
   const format = options.json ? 'json' : options.format;
   if (format === 'json') {
-    const doc = reports.length === 1 ? reports[0] : reports;
+    const doc =
+      reports.length === 1
+        ? inspectDocument(reports[0] as InspectReport)
+        : reports.map(inspectDocument);
     await writeAll(io.stdout, `${JSON.stringify(doc)}\n`);
     return;
   }
@@ -40,7 +49,7 @@ export async function emitInspect(
   for (const [i, report] of reports.entries()) {
     if (i > 0) await writeAll(io.stdout, '\n');
     const title = `${report.file}: ${report.format}, ${shardCount(report)}${formatBytes(report.size)}`;
-    await renderTensorTable(report.tensors, {
+    await renderTensorTable(report.tensors.map(describeTensor), {
       stdout: io.stdout,
       env: io.env,
       color: options.color,
@@ -68,7 +77,7 @@ function notTensorLines(report: InspectReport): string {
 function sharedStorageLines(report: InspectReport): string {
   const byKey = new Map<string, string[]>();
   for (const t of report.tensors) {
-    if (t.storage === null || t.storage.shared_with === 0) continue;
+    if (t.storage === undefined || t.storage.shared === 0) continue;
     const names = byKey.get(t.storage.key) ?? [];
     names.push(printable(t.name ?? ''));
     byKey.set(t.storage.key, names);
@@ -136,13 +145,24 @@ function columnWidths(header: readonly string[], rows: Iterable<readonly string[
   return widths;
 }
 
-/** One row padded to `widths`; `right` columns pad on the left. */
+/** One row padded to `widths`, two spaces before each cell; `right` columns pad on the left. */
 function alignRow(row: readonly string[], widths: readonly number[], right: ReadonlySet<number>) {
-  const cells = row.map((c, i) =>
-    right.has(i) ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number),
-  );
-  return `  ${cells.join('  ').trimEnd()}`;
+  let line = '';
+  const last = row.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const cell = row[i] as string;
+    if (right.has(i)) line += `  ${spaces((widths[i] ?? 0) - cell.length)}${cell}`;
+    else line += i === last ? `  ${cell}` : `  ${cell}${spaces((widths[i] ?? 0) - cell.length)}`;
+  }
+  // Empty cells at the end leave white space that a trimmed line does not have.
+  return TRAILING_SPACE.test(line) ? `  ${line.slice(2).trimEnd()}` : line;
 }
+
+const TRAILING_SPACE = /\s$/;
+const SPACES = ' '.repeat(256);
+
+/** `n` spaces (none for n <= 0). */
+const spaces = (n: number): string => (n <= 256 ? SPACES.slice(0, Math.max(0, n)) : ' '.repeat(n));
 
 /** `rows` under `header`, each column as wide as its widest cell; `right` columns pad on the left. */
 function columns(header: string[], rows: string[][], right: ReadonlySet<number>): string[] {
@@ -156,50 +176,75 @@ function columns(header: string[], rows: string[][], right: ReadonlySet<number>)
  * but the last, 'stored as' (see storedAs).
  */
 function paddedCells(t: InspectTensor, sharded: boolean): string[] {
-  const row = [
-    t.name === null ? '-' : printable(t.name),
-    t.dtype,
-    `[${t.shape.join(', ')}]`,
-    String(t.nbytes),
-    t.offset === null ? '-' : String(t.offset),
-  ];
+  const row = [nameCell(t), t.dtype, shapeCell(t.shape), String(t.nbytes), offsetCell(t)];
   if (sharded) row.push(printable(t.shard ?? '-'));
   return row;
 }
 
+const nameCell = (t: InspectTensor): string => (t.name === null ? '-' : printable(t.name));
+const offsetCell = (t: InspectTensor): string => (t.offset === null ? '-' : String(t.offset));
+const shapeCell = (shape: readonly number[]): string => `[${shape.join(', ')}]`;
+
+/** The length of shapeCell(shape), without making it. */
+function shapeCellLength(shape: readonly number[]): number {
+  let n = shape.length === 0 ? 2 : shape.length * 2;
+  for (const d of shape) n += String(d).length;
+  return n;
+}
+
+/**
+ * The widths of the padded columns (see paddedCells) over `tensors`, the header's included,
+ * measured without making each row's cells.
+ */
+function tensorColumnWidths(
+  header: readonly string[],
+  tensors: readonly StoredTensor[],
+  sharded: boolean,
+): number[] {
+  const w = header.map((h) => h.length);
+  for (const stored of tensors) {
+    const t = describeTensor(stored);
+    w[0] = Math.max(w[0] as number, nameCell(t).length);
+    w[1] = Math.max(w[1] as number, t.dtype.length);
+    w[2] = Math.max(w[2] as number, shapeCellLength(t.shape));
+    w[3] = Math.max(w[3] as number, String(t.nbytes).length);
+    w[4] = Math.max(w[4] as number, offsetCell(t).length);
+    if (sharded) w[5] = Math.max(w[5] as number, printable(t.shard ?? '-').length);
+  }
+  return w;
+}
+
 /** The last cell of a tensor's row: how it is stored. Its width is never needed (lines end trimmed). */
 function storedAs(t: InspectTensor): string {
-  return [
-    t.format_dtype,
-    t.fortran_order ? 'fortran order' : '',
-    t.byte_order === 'big' ? 'big-endian' : '',
-    t.compression === 'deflate' ? `deflate ${t.compressed_nbytes} B` : '',
-    storageNote(t),
-  ]
-    .filter((x) => x !== '')
-    .join(', ');
+  let text = t.format_dtype;
+  const add = (part: string): void => {
+    if (part !== '') text = text === '' ? part : `${text}, ${part}`;
+  };
+  if (t.fortran_order) add('fortran order');
+  if (t.byte_order === 'big') add('big-endian');
+  if (t.compression === 'deflate') add(`deflate ${t.compressed_nbytes} B`);
+  add(storageNote(t));
+  return text;
 }
 
 /** Characters of the plain table written at a time: the text of 10^5 rows is never held whole. */
 const CHUNK_CHARS = 1 << 16;
 
 /**
- * The plain-text view of an inspect report, written in chunks. The cells are made twice, once for
- * the widths and once for the text, rather than kept: short-lived strings are cheap to collect,
- * and 10^5 rows of kept cells were most of the run's memory and collection time.
+ * The plain-text view of an inspect report, written in chunks. The widths are measured first
+ * without making the cells, then each row's cells are made once and dropped: 10^5 rows of kept
+ * cells were most of the run's memory, and every string made per row is collection work.
  */
 async function writeInspectTable(report: InspectReport, io: CliIO): Promise<void> {
-  const sharded = report.tensors.some((t) => t.shard !== null);
+  const sharded = report.tensors.some((t) => t.shard !== undefined);
   const header = ['name', 'dtype', 'shape', 'bytes', 'offset', 'stored as'];
   if (sharded) header.splice(5, 0, 'shard');
   const right = new Set([3, 4]);
-  const rows = function* () {
-    for (const t of report.tensors) yield paddedCells(t, sharded);
-  };
-  const widths = columnWidths(header, rows());
+  const widths = tensorColumnWidths(header, report.tensors, sharded);
   let text = `${title(report)}\n`;
   if (report.tensors.length > 0) text += `${alignRow(header, widths, right)}\n`;
-  for (const t of report.tensors) {
+  for (const stored of report.tensors) {
+    const t = describeTensor(stored);
     const row = paddedCells(t, sharded);
     row.push(storedAs(t));
     text += `${alignRow(row, widths, right)}\n`;
