@@ -139,7 +139,7 @@ describe('tensorops inspect', () => {
     }
   });
 
-  it('lists 10^5 tensors in a 56 MiB heap: each is described as it is written, none kept', () => {
+  it('lists 10^5 tensors, a row each, in a 56 MiB heap', () => {
     // Kept descriptions, or shapes with spare room, needed 72 MiB here: enough surviving objects
     // for V8 to grow its young generation, a third of the run's peak memory on Node 24.
     const dir = tempDir();
@@ -159,7 +159,7 @@ describe('tensorops inspect', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const lines = r.stdout.toString().split('\n');
-    expect(lines[0]).toMatch(/^\S+: safetensors, 100000 tensors, /);
+    expect(lines[0]?.startsWith(`${path}: safetensors, 100000 tensors, `)).toBe(true);
     expect(lines).toHaveLength(1 + 1 + 100_000 + 2 + 1);
     expect(lines[2]?.trim().split(/ +/)).toEqual([
       'model.layers.0.mlp.experts.0.down_proj.weight',

@@ -148,21 +148,18 @@ function columnWidths(header: readonly string[], rows: Iterable<readonly string[
 /** One row padded to `widths`, two spaces before each cell; `right` columns pad on the left. */
 function alignRow(row: readonly string[], widths: readonly number[], right: ReadonlySet<number>) {
   let line = '';
-  const last = row.length - 1;
-  for (let i = 0; i <= last; i++) {
+  for (let i = 0; i < row.length; i++) {
     const cell = row[i] as string;
-    if (right.has(i)) line += `  ${spaces((widths[i] ?? 0) - cell.length)}${cell}`;
-    else line += i === last ? `  ${cell}` : `  ${cell}${spaces((widths[i] ?? 0) - cell.length)}`;
+    // A left-aligned last cell is not padded: its padding would be trimmed off again.
+    const last = i === row.length - 1 && !right.has(i);
+    const pad = last ? '' : ' '.repeat(Math.max(0, (widths[i] ?? 0) - cell.length));
+    line += right.has(i) ? `  ${pad}${cell}` : `  ${cell}${pad}`;
   }
   // Empty cells at the end leave white space that a trimmed line does not have.
   return TRAILING_SPACE.test(line) ? `  ${line.slice(2).trimEnd()}` : line;
 }
 
 const TRAILING_SPACE = /\s$/;
-const SPACES = ' '.repeat(256);
-
-/** `n` spaces (none for n <= 0). */
-const spaces = (n: number): string => (n <= 256 ? SPACES.slice(0, Math.max(0, n)) : ' '.repeat(n));
 
 /** `rows` under `header`, each column as wide as its widest cell; `right` columns pad on the left. */
 function columns(header: string[], rows: string[][], right: ReadonlySet<number>): string[] {
