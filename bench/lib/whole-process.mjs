@@ -16,12 +16,14 @@ import {
   readFileSync,
   readSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { chunksPerPass, PASS_CHUNK_SCALE } from '../../packages/io/dist/fast/passes/sizes.js';
 import { encodeSafetensors, npyDataOffset, readNpyHeader } from '../../packages/io/dist/index.js';
 import { csvFloat32Digest } from './csv-floats.mjs';
 import { median, timeMemcpy } from './timing.mjs';
@@ -172,6 +174,25 @@ const numpyProc = (python, data, indices, out) =>
 export const nodeStart = (label, role) =>
   proc(label, [process.execPath, '-e', '0'], process.env, null, role);
 
+/** The gather's output chunk before PASS_CHUNK_SCALE (packages/io/src/file/gather-file/index.ts). */
+const GATHER_CHUNK_BYTES = 8 << 20;
+const IO_FLOOR = fileURLToPath(new URL('../io-floor.mjs', import.meta.url));
+
+/**
+ * The floor of a file-to-file gather whose output is as large as its data (W8's shape), role
+ * `floor`: node reading the data as many times as the gather does (once for a scan, once a pass
+ * for the passes: fast/passes/sizes.ts), overlapped with one write of as many bytes to `out`,
+ * with no gather (bench/io-floor.mjs).
+ */
+export function ioFloor(data, out) {
+  const chunk = PASS_CHUNK_SCALE * GATHER_CHUNK_BYTES;
+  const chunks = Math.ceil(statSync(data).size / chunk);
+  const reads = Math.ceil(chunks / chunksPerPass(chunks, chunk));
+  const label = `the gather's I/O alone: ${reads === 1 ? 'one read' : `${reads} reads`} of the data beside one write (node, for reference)`;
+  const argv = [process.execPath, IO_FLOOR, data, String(reads), out];
+  return proc(label, argv, process.env, out, 'floor', false);
+}
+
 /** The tiny gather ([4,12] float32, 4 indices): start-up against `node -e 0` and numpy's. */
 export function tinyProcs({ dir, python }) {
   const data = join(dir, 'tiny.npy');
@@ -238,6 +259,7 @@ export function w8Procs({ dir, python }) {
       'io',
       'io',
     ),
+    ioFloor(data, out('floor')),
     proc(
       `GLIBC_TUNABLES=${THP_TUNABLE} tensorops gather (set by the caller: no relaunch)`,
       [process.execPath, ...gather(4)],
@@ -373,6 +395,9 @@ export async function wholeProcess(procs, { runs, protocol = 'back-to-back', out
     all: samples[k].map((x) => Math.round(x.ms)),
     rssMB: median(samples[k].map((x) => x.rssMB)),
     userS: samples[k][0]?.userS === undefined ? undefined : median(samples[k].map((x) => x.userS)),
+    // The least user time of the rounds: the one the machine added least to (see largeVerdicts).
+    userLeastS:
+      samples[k][0]?.userS === undefined ? undefined : Math.min(...samples[k].map((x) => x.userS)),
     verified: verified[k],
   }));
   return {
