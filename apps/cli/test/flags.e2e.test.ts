@@ -98,6 +98,23 @@ describe('tensorops flags: every mistake is a one-line usage error', () => {
     expectUsage(['gather', fx('data'), fx('idx'), 'extra.npy'], "unexpected argument 'extra.npy'");
   });
 
+  it('an unknown flag that took the only operand as its value is named, not the operand', () => {
+    expectUsage(['show', '--hed', fx('data')], 'unknown option --hed; did you mean --head?');
+    expectUsage(['show', '-x', fx('data')], 'unknown option -x (see --help)');
+    expectUsage(['show', '--zzzzzz=1', fx('data')], 'unknown option --zzzzzz (see --help)');
+    // Known flags, their negations and negative values are not taken for unknown ones.
+    expectUsage(['gather', '--axis', '-1'], 'missing operands: got 0, need at least 1');
+    expectUsage(['gather', '-o', 'out.npy'], 'missing operands: got 0, need at least 1');
+    expectUsage(['show', '--no-color'], 'missing operands: got 0, need at least 1');
+  });
+
+  it('-:NAME (a named tensor on standard input) says that stdin takes no name', () => {
+    const message = "'-:embed': standard input takes no tensor name; give '-' alone";
+    expectUsage(['show', '-:embed'], message);
+    expectUsage(['gather', '-:embed', fx('idx')], message);
+    expectUsage(['gather', '-:embed', fx('data'), fx('idx')], message);
+  });
+
   it('messages quote what was typed: - and the words after -- as they are', () => {
     expectUsage(
       ['gather', fx('data'), fx('idx'), '--axis', '-'],

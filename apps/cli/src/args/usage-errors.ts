@@ -33,6 +33,11 @@ export function usageErrorOf(message: string, context: UsageContext): TensorOpsE
   // Named first: where it stands, such a flag can make yargs read the words around it wrongly.
   const notTaken = flagOfAnotherCommand(context);
   if (notTaken !== undefined) return notTaken;
+  // `-:NAME` reads as short flags; it means a tensor by name on standard input, which holds one.
+  const namedStdin = context.argv.find((a) => a.startsWith('-:'));
+  if (namedStdin !== undefined) {
+    return usageError(`'${namedStdin}': standard input takes no tensor name; give '-' alone`);
+  }
   const unknown = /^Unknown arguments?: (.+)$/.exec(firstLine(message));
   if (unknown) return unknownArgument((unknown[1] as string).split(', ')[0] as string, context);
   const choices = /Argument: (\S+), Given: (.+), Choices: (.+)$/m.exec(message);
@@ -50,6 +55,10 @@ export function usageErrorOf(message: string, context: UsageContext): TensorOpsE
   if (operands) {
     // A file whose name starts with - reads as an option: say how to pass it.
     const dashed = context.argv.find((a) => /^-[^-].*\.\w+$/.test(a));
+    // Else an unknown flag took the operand after it as its value: name the flag.
+    const stray =
+      dashed === undefined ? context.argv.find((a) => isUnknownFlag(a, context)) : undefined;
+    if (stray !== undefined) return unknownArgument(flagName(stray), context);
     const hint =
       dashed === undefined ? '' : ` ('${dashed}' reads as an option: put files after --)`;
     return usageError(`missing operands: got ${operands[1]}, need at least ${operands[2]}${hint}`);
@@ -85,7 +94,7 @@ function unknownArgument(word: string, context: UsageContext): TensorOpsError {
       option === undefined ? '' : ` ('${option}' is after --, so an operand, not an option)`;
     return usageError(`unexpected argument '${word}'${hint}`);
   }
-  const dashes = word.length === 1 ? '-' : '--';
+  const dashes = typed.startsWith('--') ? '--' : '-';
   const suggestion = closest(word, context.flags);
   return usageError(
     suggestion === undefined
@@ -115,6 +124,18 @@ function flagOfAnotherCommand(context: UsageContext): TensorOpsError | undefined
 }
 
 /** `--no-axis=3` → `axis`... as yargs names it: without dashes, value or `no-` prefix kept off. */
+/**
+ * Whether `arg` is typed as a flag (`--name`, `--name=value`, `--no-name`, `-x`; not `-` nor a
+ * negative number) that the command takes under no name or alias.
+ */
+function isUnknownFlag(arg: string, context: UsageContext): boolean {
+  if (!/^--?[^-\d]/.test(arg)) return false;
+  const name = flagName(arg);
+  const known = (n: string): boolean =>
+    context.flags.includes(n) || context.flags.includes(context.otherFlags?.get(n) ?? '');
+  return !known(name) && !known(name.replace(/^no-/, ''));
+}
+
 function flagName(arg: string): string {
   return arg.replace(/^--?/, '').replace(/=.*$/, '');
 }
