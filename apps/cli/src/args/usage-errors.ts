@@ -112,9 +112,8 @@ function flagOfAnotherCommand(context: UsageContext): TensorOpsError | undefined
   if (command === undefined || otherFlags === undefined) return undefined;
   for (const arg of context.argv) {
     if (!/^--?[^-]/.test(arg)) continue;
-    const name = flagName(arg);
-    const flag = otherFlags.get(name) ?? otherFlags.get(name.replace(/^no-/, ''));
-    if (flag === undefined || context.flags.includes(flag)) continue;
+    const flag = longFlagOf(arg, context);
+    if (!otherFlags.has(flag) || context.flags.includes(flag)) continue;
     const words = commandName(command);
     return usageError(
       command.refuses?.[flag] ?? `${words} does not take --${flag} (see tensorops ${words} --help)`,
@@ -123,19 +122,26 @@ function flagOfAnotherCommand(context: UsageContext): TensorOpsError | undefined
   return undefined;
 }
 
-/** `--no-axis=3` → `axis`... as yargs names it: without dashes, value or `no-` prefix kept off. */
 /**
  * Whether `arg` is typed as a flag (`--name`, `--name=value`, `--no-name`, `-x`; not `-` nor a
  * negative number) that the command takes under no name or alias.
  */
 function isUnknownFlag(arg: string, context: UsageContext): boolean {
-  if (!/^--?[^-\d]/.test(arg)) return false;
-  const name = flagName(arg);
-  const known = (n: string): boolean =>
-    context.flags.includes(n) || context.flags.includes(context.otherFlags?.get(n) ?? '');
-  return !known(name) && !known(name.replace(/^no-/, ''));
+  return /^--?[^-\d]/.test(arg) && !context.flags.includes(longFlagOf(arg, context));
 }
 
+/**
+ * The long name of the flag `arg` is typed as, by name, alias or `no-` negation, where some
+ * command or the top level takes it; else its name as typed.
+ */
+function longFlagOf(arg: string, context: UsageContext): string {
+  const name = flagName(arg);
+  const bare = name.replace(/^no-/, '');
+  const { otherFlags, flags } = context;
+  return otherFlags?.get(name) ?? otherFlags?.get(bare) ?? (flags.includes(bare) ? bare : name);
+}
+
+/** A flag's name as typed, without its dashes or value: `--no-axis=3` → `no-axis`. */
 function flagName(arg: string): string {
   return arg.replace(/^--?/, '').replace(/=.*$/, '');
 }
