@@ -40,6 +40,7 @@ import { loadOrt, ORT_VERSION, ortSession } from './lib/ort.mjs';
 import { gbps, gc, timeMemcpy, timeRuns, timeRunsAsync } from './lib/timing.mjs';
 import {
   headersProcs,
+  ioFloorLine,
   OUTPUT_CASES,
   PROTOCOLS,
   THP_TUNABLE,
@@ -624,11 +625,7 @@ function printWhole(r) {
     }
     // The I/O the gather's strategy needs, overlapped as it does it: the floor of that strategy.
     const strategyIo = r.rows.find((p) => p.role === 'floor');
-    if (strategyIo && ours && numpy) {
-      checks.push(
-        `W8 the gather's I/O alone: ${fmt(strategyIo.ms, 0)} ms, ${fmt(strategyIo.ms / numpy.ms)}x numpy; the gather is ${fmt(ours.ms / strategyIo.ms)}x that floor`,
-      );
-    }
+    if (strategyIo && ours && numpy) checks.push(`W8 ${ioFloorLine(strategyIo, ours, numpy)}`);
   }
   console.log(checks.map((c) => `- ${c}`).join('\n'));
 }

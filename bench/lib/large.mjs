@@ -18,6 +18,7 @@ import { oneNodeModel } from './onnx-model.mjs';
 import {
   CLI,
   ioFloor,
+  ioFloorLine,
   NUMPY_SCRIPT,
   nodeStart,
   proc,
@@ -209,11 +210,7 @@ export function largeVerdicts(r, previous) {
       }
       // The I/O the gather's strategy needs, overlapped as it does it: the floor of that strategy.
       const floor = r.rows.find((p) => p.role === 'floor');
-      if (ours && floor) {
-        out.push(
-          `sizes floor: the gather's I/O alone takes ${floor.ms.toFixed(0)} ms, ${(floor.ms / peer.ms).toFixed(2)}x numpy; the gather is ${(ours.ms / floor.ms).toFixed(2)}x that floor`,
-        );
-      }
+      if (ours && floor) out.push(`sizes floor: ${ioFloorLine(floor, ours, peer)}`);
     }
   }
   // The growth of the work is judged on each size's least user time: on this VM the user time of

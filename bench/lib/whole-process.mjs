@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { chunksPerPass, PASS_CHUNK_SCALE } from '../../packages/io/dist/fast/passes/sizes.js';
+import { DEFAULT_CHUNK_BYTES } from '../../packages/io/dist/file/gather-file/context.js';
 import { encodeSafetensors, npyDataOffset, readNpyHeader } from '../../packages/io/dist/index.js';
 import { csvFloat32Digest } from './csv-floats.mjs';
 import { median, timeMemcpy } from './timing.mjs';
@@ -174,8 +175,6 @@ const numpyProc = (python, data, indices, out) =>
 export const nodeStart = (label, role) =>
   proc(label, [process.execPath, '-e', '0'], process.env, null, role);
 
-/** The gather's output chunk before PASS_CHUNK_SCALE (packages/io/src/file/gather-file/index.ts). */
-const GATHER_CHUNK_BYTES = 8 << 20;
 const IO_FLOOR = fileURLToPath(new URL('../io-floor.mjs', import.meta.url));
 
 /**
@@ -185,12 +184,18 @@ const IO_FLOOR = fileURLToPath(new URL('../io-floor.mjs', import.meta.url));
  * with no gather (bench/io-floor.mjs).
  */
 export function ioFloor(data, out) {
-  const chunk = PASS_CHUNK_SCALE * GATHER_CHUNK_BYTES;
+  const chunk = PASS_CHUNK_SCALE * DEFAULT_CHUNK_BYTES;
   const chunks = Math.ceil(statSync(data).size / chunk);
   const reads = Math.ceil(chunks / chunksPerPass(chunks, chunk));
   const label = `the gather's I/O alone: ${reads === 1 ? 'one read' : `${reads} reads`} of the data beside one write (node, for reference)`;
   const argv = [process.execPath, IO_FLOOR, data, String(reads), out];
   return proc(label, argv, process.env, out, 'floor', false);
+}
+
+/** The verdict line's words for an `ioFloor` row: against the peer, and the gather against it. */
+export function ioFloorLine(floor, ours, peer) {
+  const x = (v) => `${v.toFixed(2)}x`;
+  return `the gather's I/O alone: ${floor.ms.toFixed(0)} ms, ${x(floor.ms / peer.ms)} numpy; the gather is ${x(ours.ms / floor.ms)} that floor`;
 }
 
 /** The tiny gather ([4,12] float32, 4 indices): start-up against `node -e 0` and numpy's. */
@@ -388,18 +393,20 @@ export async function wholeProcess(procs, { runs, protocol = 'back-to-back', out
   }
   for (const p of procs) if (p.out) rmSync(p.out, { force: true });
   const after = { load: loadavg()[0], memcpyGBps: memcpy() };
-  const rows = procs.map((p, k) => ({
-    label: p.label,
-    role: p.role,
-    ms: median(samples[k].map((x) => x.ms)),
-    all: samples[k].map((x) => Math.round(x.ms)),
-    rssMB: median(samples[k].map((x) => x.rssMB)),
-    userS: samples[k][0]?.userS === undefined ? undefined : median(samples[k].map((x) => x.userS)),
-    // The least user time of the rounds: the one the machine added least to (see largeVerdicts).
-    userLeastS:
-      samples[k][0]?.userS === undefined ? undefined : Math.min(...samples[k].map((x) => x.userS)),
-    verified: verified[k],
-  }));
+  const rows = procs.map((p, k) => {
+    const users = samples[k][0]?.userS === undefined ? undefined : samples[k].map((x) => x.userS);
+    return {
+      label: p.label,
+      role: p.role,
+      ms: median(samples[k].map((x) => x.ms)),
+      all: samples[k].map((x) => Math.round(x.ms)),
+      rssMB: median(samples[k].map((x) => x.rssMB)),
+      userS: users && median(users),
+      // The least user time of the rounds: the one the machine added least to (see largeVerdicts).
+      userLeastS: users && Math.min(...users),
+      verified: verified[k],
+    };
+  });
   return {
     rows,
     runs,

@@ -4,6 +4,9 @@
 import type { Dtype, GatherPlan } from '@tensorops/core';
 import type { StoredTensor, TensorFile } from '../stored.js';
 
+/** Bytes of an output chunk where the caller sets no `chunkBytes`, for every file gather. */
+export const DEFAULT_CHUNK_BYTES = 8 << 20;
+
 export interface RunContext {
   readonly file: TensorFile;
   readonly stored: StoredTensor;

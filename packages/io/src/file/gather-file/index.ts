@@ -17,7 +17,7 @@ import {
   type TensorFile,
 } from '../stored.js';
 import type { ChunkOptions, TensorStream } from '../tensor-stream.js';
-import type { RunContext } from './context.js';
+import { DEFAULT_CHUNK_BYTES, type RunContext } from './context.js';
 import { ahead } from './output-chunks.js';
 import { quantizedGather } from './quantized-rows.js';
 import { rangedGather } from './ranged.js';
@@ -48,7 +48,6 @@ export interface FileGatherOptions extends GatherOptions {
   readonly mode?: 'auto' | FileGatherMode;
 }
 
-const DEFAULT_CHUNK = 8 << 20;
 const DEFAULT_CONCURRENCY = 16;
 const DEFAULT_WINDOW = 32 << 20;
 
@@ -83,7 +82,7 @@ export function gatherFromFile(
   }
   const chunkBytes = Math.max(
     item,
-    Math.floor((options.chunkBytes ?? DEFAULT_CHUNK) / item) * item,
+    Math.floor((options.chunkBytes ?? DEFAULT_CHUNK_BYTES) / item) * item,
   );
   const ctx: RunContext = {
     file,

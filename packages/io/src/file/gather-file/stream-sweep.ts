@@ -21,6 +21,7 @@ import type { NpyHeader } from '../../npy.js';
 import { npyStoredTensor } from '../npy-file.js';
 import { rangeReadable, swapUnitOf } from '../stored.js';
 import type { TensorStream } from '../tensor-stream.js';
+import { DEFAULT_CHUNK_BYTES } from './context.js';
 import { bucketBySpan, sourceOffset } from './span-buckets.js';
 
 /** A .npy on a stream: its header, read from the first bytes, then its data as asked for. */
@@ -53,7 +54,6 @@ export interface StreamGatherStream extends TensorStream {
   readonly mode: 'stream-sweep' | 'loaded';
 }
 
-const DEFAULT_CHUNK = 8 << 20;
 const DEFAULT_WINDOW = 512 << 10;
 /** Spans of the bucketing beyond one per output block (see spanOf). */
 const SPARE_SPANS = 1024;
@@ -85,9 +85,10 @@ export function gatherFromNpyStream(
     nbytes: base.nbytes,
     // Whole blocks per output chunk where a chunk holds one, so that a block lands in one chunk.
     chunkBytes:
-      plan.blockBytes > 0 && plan.blockBytes <= (options.chunkBytes ?? DEFAULT_CHUNK)
-        ? Math.floor((options.chunkBytes ?? DEFAULT_CHUNK) / plan.blockBytes) * plan.blockBytes
-        : multiple(options.chunkBytes ?? DEFAULT_CHUNK),
+      plan.blockBytes > 0 && plan.blockBytes <= (options.chunkBytes ?? DEFAULT_CHUNK_BYTES)
+        ? Math.floor((options.chunkBytes ?? DEFAULT_CHUNK_BYTES) / plan.blockBytes) *
+          plan.blockBytes
+        : multiple(options.chunkBytes ?? DEFAULT_CHUNK_BYTES),
     windowBytes: multiple(options.windowBytes ?? DEFAULT_WINDOW),
     swapUnit: swapUnitOf(stored, header.dtype),
   };
