@@ -11,7 +11,13 @@ import { encodeNpy } from '@tensorops/io';
 import { readTensorFile } from '@tensorops/io/node';
 import { describe, expect, it } from 'vitest';
 import { serveFolderPerTest } from '../../../packages/io/test/http-servers.js';
-import { deepPickle, writeCheckpoint } from '../../../packages/io/test/torch-archives.js';
+import {
+  deepPickle,
+  memoPickle,
+  nestedListsPickle,
+  nestedTuplesPickle,
+  writeCheckpoint,
+} from '../../../packages/io/test/torch-archives.js';
 import {
   type ExpectedTensor,
   expected,
@@ -220,13 +226,49 @@ describe('hostile torch archives', () => {
     });
   }
 
-  it('dicts nested a million deep are one line, exit 1', () => {
+  // A hostile pickle makes an object for each byte or two. In these heaps, pickles of 2 to 8 MB
+  // ended node with a fatal out-of-memory error when an object cost hundreds of bytes.
+  const inspectInHeap = (path: string, pickle: Uint8Array, heapMb: number) => {
+    writeCheckpoint(path, pickle, []);
+    const r = tensorops(['inspect', path], {
+      nodeArgs: [`--max-old-space-size=${heapMb}`],
+      timeoutMs: 20_000,
+    });
+    return { r, path };
+  };
+  it('lists and tuples nested a million deep are read in a 128 MB heap', () => {
     const dir = tempDir();
-    const path = join(dir, 'deep.pt');
-    writeCheckpoint(path, deepPickle(1_000_000), []);
-    const r = tensorops(['inspect', path], { timeoutMs: 20_000 });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^tensorops: error: [^\n]*\n$/);
+    for (const [name, pickle] of [
+      ['lists.pt', nestedListsPickle(1_000_000)],
+      ['tuples.pt', nestedTuplesPickle(1_000_000)],
+    ] as const) {
+      const { r } = inspectInHeap(join(dir, name), pickle, 128);
+      expect(r.stderr, name).toBe('');
+      expect(r.stdout.toString(), name).toMatch(
+        /: torch, 0 tensors, [^\n]*\n {2}and 1 entry that is not a tensor\n$/,
+      );
+    }
+  });
+
+  it('dicts nested a million deep, and a memo of five million, are one line in a 192 MB heap', () => {
+    const dir = tempDir();
+    for (const [name, pickle, error] of [
+      [
+        'deep.pt',
+        deepPickle(1_000_000),
+        "data.pkl: dicts nest deeper than 64 levels under 'a.a.a.",
+      ],
+      [
+        'memo.pt',
+        memoPickle(5_000_000),
+        'data.pkl: MEMOIZE at offset 4194306: makes more than 4194304 objects',
+      ],
+    ] as const) {
+      const { r, path } = inspectInHeap(join(dir, name), pickle, 192);
+      expect(r.status, name).toBe(1);
+      expect(r.stderr, name).toMatch(/^tensorops: error: [^\n]*\n$/);
+      expect(r.stderr, name).toContain(`${path}: ${error}`);
+    }
   });
 });
 

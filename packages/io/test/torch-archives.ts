@@ -75,18 +75,56 @@ export function torchPickle(tensors: readonly PickledTensor[]): Uint8Array {
   return concat([Uint8Array.of(0x80, 0x02), ascii('}('), ...items, ascii('u.')]);
 }
 
+/** A protocol 2 pickle: each part's bytes `times` over, in order. */
+function repeatedPickle(parts: readonly (readonly [readonly number[], number])[]): Uint8Array {
+  let length = 2;
+  for (const [unit, times] of parts) length += unit.length * times;
+  const out = new Uint8Array(length);
+  out.set([0x80, 0x02], 0);
+  let at = 2;
+  for (const [unit, times] of parts) {
+    for (let i = 0; i < times; i++, at += unit.length) out.set(unit, at);
+  }
+  return out;
+}
+
 /** A state dict nested `depth` dicts deep: `{'a': {'a': ... {}}}`. */
 export function deepPickle(depth: number): Uint8Array {
   // Per level: EMPTY_DICT, MARK, BINUNICODE 'a'; then the innermost {}, a SETITEMS per level, STOP.
-  const level = Uint8Array.of(0x7d, 0x28, 0x58, 1, 0, 0, 0, 0x61);
-  const out = new Uint8Array(2 + depth * level.length + 1 + depth + 1);
-  out.set([0x80, 0x02], 0);
-  for (let i = 0; i < depth; i++) out.set(level, 2 + i * level.length);
-  let at = 2 + depth * level.length;
-  out[at++] = 0x7d;
-  out.fill(0x75, at, at + depth);
-  out[at + depth] = 0x2e;
-  return out;
+  return repeatedPickle([
+    [[0x7d, 0x28, 0x58, 1, 0, 0, 0, 0x61], depth],
+    [[0x7d], 1],
+    [[0x75], depth],
+    [[0x2e], 1],
+  ]);
+}
+
+/** `depth` lists nested: an EMPTY_LIST per level, then an APPEND per level but the outermost. */
+export function nestedListsPickle(depth: number): Uint8Array {
+  return repeatedPickle([
+    [[0x5d], depth],
+    [[0x61], depth - 1],
+    [[0x2e], 1],
+  ]);
+}
+
+/** `depth` tuples nested: a MARK per level, the innermost (), then a TUPLE per level. */
+export function nestedTuplesPickle(depth: number): Uint8Array {
+  return repeatedPickle([
+    [[0x28], depth],
+    [[0x29], 1],
+    [[0x74], depth],
+    [[0x2e], 1],
+  ]);
+}
+
+/** One empty dict stored in the memo `times` times (MEMOIZE each time). */
+export function memoPickle(times: number): Uint8Array {
+  return repeatedPickle([
+    [[0x7d], 1],
+    [[0x94], times],
+    [[0x2e], 1],
+  ]);
 }
 
 /** A zip64 extra field of `values` at `at`; returns where it ends. */

@@ -24,8 +24,11 @@ const manifest: Manifest = JSON.parse(readFileSync(join(DIR, 'manifest.json'), '
 const pickleBytes = (file: string) => new Uint8Array(readFileSync(join(DIR, file)));
 
 /** The one line a refusal gives. */
-function refusal(bytes: Uint8Array): string {
-  const error = expectError(() => readTorchPickle(bytes));
+/** The message a pickle is refused with (by the object cap given, else by readTorchPickle's). */
+function refusal(bytes: Uint8Array, maxObjects?: number): string {
+  const error = expectError(() =>
+    maxObjects === undefined ? readTorchPickle(bytes) : runPickle(bytes, maxObjects),
+  );
   expect(error.code).toBe('E_FORMAT');
   expect(error.message).not.toContain('\n');
   expect(error.message.length).toBeLessThanOrEqual(240);
@@ -118,6 +121,34 @@ describe('dict keys as Python compares them', () => {
     ]);
   });
 
+  it('keeps keys equal and in order past the entries a small dict holds', () => {
+    // 20 keys, then 3 (an int), 3.0 and True (equal to 1) again: still 20 entries, names in order.
+    const int = (n: number) => [0x4b, n];
+    const float = [0x47, 0x40, 0x08, 0, 0, 0, 0, 0, 0]; // 3.0
+    const ints = Array.from({ length: 19 }, (_, n) => concat(int(n), 'N'));
+    const keys = concat(PROTO2, '}(', ...ints, int(3), 'N', float, 'N', [0x88], 'Nu.');
+    expect(readTorchPickle(keys)).toEqual({ tensors: [], otherEntries: 19 });
+    const names = Array.from({ length: 12 }, (_, n) => `t${n}`);
+    const tensors = names.map((name, n) => concat(text(name), tensor(String(n), 1)));
+    const again = concat(text('t2'), tensor('12', 1), text('t10'), tensor('13', 1));
+    const state = concat(PROTO2, '}(', ...tensors, again, 'u.');
+    expect(readTorchPickle(state).tensors.map((t) => `${t.name}:${t.storage.key}`)).toEqual(
+      names.map((name, n) => `${name}:${n === 2 ? 12 : n === 10 ? 13 : n}`),
+    );
+  });
+
+  it('refuses a list, dict or set as a dict key, as Python does', () => {
+    for (const [key, kind] of [
+      [']', 'list'],
+      ['}', 'dict'],
+      [[0x8f], 'set'],
+    ] as [string | number[], string][]) {
+      expect(refusal(concat(PROTO2, '}', key, 'Ns.'))).toBe(
+        `data.pkl: SETITEM at offset 5: a ${kind} is not a valid dict key (unhashable)`,
+      );
+    }
+  });
+
   it('counts 1, True and 1.0 as one key, and the str 1 apart', () => {
     const one = [0x4b, 1];
     const oneFloat = [0x47, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0];
@@ -167,6 +198,33 @@ describe('hostile pickles', () => {
     expect(runPickle(dicts(998), 1000)).toMatchObject({ kind: 'list' });
     const error = expectError(() => runPickle(dicts(999), 1000));
     expect(error.message).toBe('data.pkl: EMPTY_DICT at offset 1002: makes more than 1000 objects');
+  });
+
+  it('caps the values the stack holds, and counts memo and dict entries as objects', () => {
+    const nones = (n: number) => concat(PROTO2, repeat('N', n), '.');
+    expect(refusal(nones(1001), 1000)).toBe(
+      'data.pkl: NONE at offset 1002: holds more than 1000 values at once',
+    );
+    expect(refusal(concat(PROTO2, '}', repeat(Uint8Array.of(0x94), 1000), '.'), 1000)).toBe(
+      'data.pkl: MEMOIZE at offset 1002: makes more than 1000 objects',
+    );
+    // A BINPUT again at an index in use replaces it: no object more.
+    expect(runPickle(concat(PROTO2, '}', repeat(Uint8Array.of(0x71, 7), 5000), '.'), 10)).toEqual({
+      kind: 'dict',
+      entries: null,
+    });
+    // A SETITEM per key (BININT2 k, None): the dict is one object, and each new key one more.
+    const entries = (n: number) =>
+      concat(
+        PROTO2,
+        '}',
+        ...Array.from({ length: n }, (_, k) => [0x4d, k & 0xff, k >> 8, 0x4e, 0x73]),
+        '.',
+      );
+    expect(runPickle(entries(999), 1000)).toMatchObject({ kind: 'dict' });
+    expect(refusal(entries(1000), 1000)).toBe(
+      'data.pkl: SETITEM at offset 5002: makes more than 1000 objects',
+    );
   });
 
   it('hashes a long key shared through the memo once, however often it is set', {

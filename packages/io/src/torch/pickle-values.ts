@@ -7,9 +7,9 @@ export interface GlobalValue {
   readonly name: string;
 }
 
+/** A list, kept as its kind only: nothing reads a list's items. */
 export interface ListValue {
   readonly kind: 'list';
-  readonly items: PickleValue[];
 }
 
 export interface TupleValue {
@@ -18,29 +18,50 @@ export interface TupleValue {
 }
 
 type DictKey = string | number | bigint | symbol | object;
-type DictEntry = { readonly key: PickleValue; readonly value: PickleValue };
+/** An entry, with the key as dictKeyOf gives it. */
+type DictEntry = { readonly at: DictKey; readonly key: PickleValue; readonly value: PickleValue };
 
 /**
  * A dict or OrderedDict in insertion order. Keys equal as Python compares them (str by value,
  * int/float/bool by number, None) replace the value in place; other keys (tuples, bytes) are never
- * merged, as a state dict never uses them. The map is made on the first entry, so an empty dict
- * costs one small object.
+ * merged, as a state dict never uses them. An empty dict is one small object; a small one keeps
+ * its entries in an array, searched in order, as a Map costs a few hundred bytes however few
+ * entries it holds (a hostile pickle makes a dict for each byte or two); a larger one, a Map.
  */
 export interface DictValue {
   readonly kind: 'dict';
-  entries: Map<DictKey, DictEntry> | null;
+  entries: DictEntry[] | Map<DictKey, DictEntry> | null;
 }
 
+/** Entries a dict keeps in an array before it makes a Map. */
+const SMALL_DICT = 8;
 const NONE_KEY = Symbol('None');
-const NO_ENTRIES: ReadonlyMap<DictKey, DictEntry> = new Map();
 
-export function dictSet(dict: DictValue, key: PickleValue, value: PickleValue): void {
-  dict.entries ??= new Map();
-  dict.entries.set(dictKeyOf(key), { key, value });
+/** Sets `key` to `value`; true where the key is new (an entry more), false where it replaced one. */
+export function dictSet(dict: DictValue, key: PickleValue, value: PickleValue): boolean {
+  const entry = { at: dictKeyOf(key), key, value };
+  const { entries } = dict;
+  if (entries === null) {
+    dict.entries = [entry];
+    return true;
+  }
+  if (!Array.isArray(entries)) {
+    const added = !entries.has(entry.at);
+    entries.set(entry.at, entry);
+    return added;
+  }
+  // dictKeyOf's keys are never NaN, so === is the Map's SameValueZero.
+  const same = entries.findIndex((e) => e.at === entry.at);
+  if (same >= 0) entries[same] = entry;
+  else if (entries.length < SMALL_DICT) entries.push(entry);
+  else dict.entries = new Map([...entries, entry].map((e) => [e.at, e]));
+  return same < 0;
 }
 
-export function dictEntries(dict: DictValue): ReadonlyMap<DictKey, DictEntry> {
-  return dict.entries ?? NO_ENTRIES;
+/** The entries, in insertion order. */
+export function dictEntries(dict: DictValue): Iterable<DictEntry> {
+  const { entries } = dict;
+  return entries === null ? [] : Array.isArray(entries) ? entries : entries.values();
 }
 
 /** A Python float (ints are numbers when safe, else bigints). */

@@ -2,6 +2,10 @@
 // the few others CPython's pickler writes for plain containers), with nothing ever imported or
 // called. It loops without recursion; every opcode costs work and memory bounded by the bytes it
 // consumes (a memo index is a Map key, never an array size), so a run is linear in the input.
+// Its memory per object is kept small, as a hostile pickle makes one object a byte or two: one
+// stack for all MARKs (a MARK is an index into it, and a MARK's items are cut out at their exact
+// length), and lists that keep no items (one shared value: no rebuild takes a list, and a state
+// dict counts a list as one entry).
 
 import { PickleCursor } from './pickle-cursor.js';
 import { pickleError } from './pickle-error.js';
@@ -9,10 +13,10 @@ import { globalValue, newObjectValue, reduceValue } from './pickle-globals.js';
 import { OPCODE_NAMES } from './pickle-opcodes.js';
 import {
   type DictValue,
-  dictEntries,
   dictSet,
   isKind,
   kindOf,
+  type ListValue,
   type PickleValue,
   type TupleValue,
 } from './pickle-values.js';
@@ -20,15 +24,20 @@ import { storageOf } from './tensor-rebuild.js';
 
 const HIGHEST_PROTOCOL = 5;
 /**
- * Objects (containers, records, open MARKs) a pickle may make. Each costs tens of bytes of heap
- * for one byte of input, so this bounds the heap where the input's length alone would not.
+ * Objects (containers, records, dict entries, open MARKs, memo entries) a pickle may make, and
+ * values its stack may hold at once. An object costs up to about 220 bytes of heap (a dict nested
+ * in a dict, for 8 bytes of input), so this bounds the heap to about 1 GB where the input's length
+ * alone would not. torch.save makes 18 objects a tensor: this admits a state dict of 230,000.
  */
-const MAX_PICKLE_OBJECTS = 2 ** 23;
+const MAX_PICKLE_OBJECTS = 2 ** 22;
 const EMPTY_TUPLE: TupleValue = { kind: 'tuple', items: [] };
+const LIST: ListValue = { kind: 'list' };
 
 class PickleMachine {
-  private stack: PickleValue[] = [];
-  private readonly marks: PickleValue[][] = [];
+  /** The values of every open MARK's frame, outermost first. */
+  private readonly stack: PickleValue[] = [];
+  /** Where each open MARK's frame starts in the stack. */
+  private readonly marks: number[] = [];
   private readonly memo = new Map<number, PickleValue>();
   /** Offset and name of the opcode being run, for messages. */
   private at = 0;
@@ -54,29 +63,41 @@ class PickleMachine {
   /** Pushes a value this opcode made (BINGET and DUP push values already counted). */
   private push(value: PickleValue): void {
     if (value !== null && typeof value === 'object') this.count();
+    this.hold(value);
+  }
+
+  /** Pushes any value: the stack holds at most maxObjects (a value a byte, else). */
+  private hold(value: PickleValue): void {
+    if (this.stack.length >= this.maxObjects) {
+      this.fail(`holds more than ${this.maxObjects} values at once`);
+    }
     this.stack.push(value);
   }
 
+  /** Values in the innermost MARK's frame (the whole stack when no MARK is open). */
+  private get held(): number {
+    return this.stack.length - (this.marks.at(-1) ?? 0);
+  }
+
   private pop(): PickleValue {
-    if (this.stack.length === 0) this.fail('the stack is empty');
+    if (this.held === 0) this.fail('the stack is empty');
     return this.stack.pop() as PickleValue;
   }
 
   private top(): PickleValue {
-    if (this.stack.length === 0) this.fail('the stack is empty');
+    if (this.held === 0) this.fail('the stack is empty');
     return this.stack[this.stack.length - 1] as PickleValue;
   }
 
+  /** Closes the innermost MARK: its frame's values, in an array of their number. */
   private popMark(): PickleValue[] {
-    const outer = this.marks.pop();
-    if (outer === undefined) this.fail('no MARK is open');
-    const items = this.stack;
-    this.stack = outer;
-    return items;
+    const start = this.marks.pop();
+    if (start === undefined) this.fail('no MARK is open');
+    return this.stack.splice(start);
   }
 
   private popMany(n: number): PickleValue[] {
-    if (this.stack.length < n) this.fail(`needs ${n} items, the stack holds ${this.stack.length}`);
+    if (this.held < n) this.fail(`needs ${n} items, the stack holds ${this.held}`);
     return this.stack.splice(this.stack.length - n, n);
   }
 
@@ -91,13 +112,24 @@ class PickleMachine {
   private setItems(dict: DictValue, items: PickleValue[]): void {
     if (items.length % 2 !== 0) this.fail(`${items.length} items do not make key-value pairs`);
     for (let i = 0; i < items.length; i += 2) {
-      dictSet(dict, items[i] as PickleValue, items[i + 1] as PickleValue);
+      const key = items[i] as PickleValue;
+      // As Python, which refuses them: all lists are one value here, and would be one key.
+      if (isKind(key, 'list') || isKind(key, 'dict') || isKind(key, 'set')) {
+        this.fail(`a ${key.kind} is not a valid dict key (unhashable)`);
+      }
+      if (dictSet(dict, key, items[i + 1] as PickleValue)) this.count();
     }
+  }
+
+  private memoPut(index: number): void {
+    const { size } = this.memo;
+    this.memo.set(index, this.top());
+    if (this.memo.size > size) this.count();
   }
 
   private memoGet(index: number): void {
     if (!this.memo.has(index)) this.fail(`memo ${index} was never stored`);
-    this.stack.push(this.memo.get(index) as PickleValue);
+    this.hold(this.memo.get(index) as PickleValue);
   }
 
   private global(module: string, name: string): void {
@@ -133,7 +165,7 @@ class PickleMachine {
           // STOP
           if (this.marks.length !== 0 || this.stack.length !== 1) {
             this.fail(
-              `leaves ${this.stack.length} values and ${this.marks.length} open MARKs, not 1 value`,
+              `leaves ${this.held} values and ${this.marks.length} open MARKs, not 1 value`,
             );
           }
           if (c.left !== 0) this.fail(`${c.left} bytes follow STOP`);
@@ -141,18 +173,17 @@ class PickleMachine {
         }
         case 0x28: // MARK
           this.count();
-          this.marks.push(this.stack);
-          this.stack = [];
+          this.marks.push(this.stack.length);
           break;
         case 0x30: // POP
-          if (this.stack.length === 0) this.popMark();
+          if (this.held === 0) this.popMark();
           else this.stack.pop();
           break;
         case 0x31: // POP_MARK
           this.popMark();
           break;
         case 0x32: // DUP
-          this.stack.push(this.top());
+          this.hold(this.top());
           break;
         case 0x4e: // NONE
           this.push(null);
@@ -210,26 +241,22 @@ class PickleMachine {
           this.push({ kind: 'bytes' });
           break;
         case 0x5d: // EMPTY_LIST
-          this.push({ kind: 'list', items: [] });
+          this.push(LIST);
           break;
         case 0x6c: // LIST
-          this.push({ kind: 'list', items: this.popMark() });
+          this.popMark();
+          this.push(LIST);
           break;
-        case 0x61: {
-          // APPEND
-          const item = this.pop();
-          this.target('list').items.push(item);
+        case 0x61: // APPEND
+          this.pop();
+          this.target('list');
           break;
-        }
-        case 0x65: {
-          // APPENDS
-          const items = this.popMark();
-          const list = this.target('list');
-          for (const item of items) list.items.push(item);
+        case 0x65: // APPENDS
+          this.popMark();
+          this.target('list');
           break;
-        }
         case 0x29: // EMPTY_TUPLE: immutable, so one is shared
-          this.stack.push(EMPTY_TUPLE);
+          this.hold(EMPTY_TUPLE);
           break;
         case 0x74: // TUPLE
           this.push({ kind: 'tuple', items: this.popMark() });
@@ -279,13 +306,13 @@ class PickleMachine {
           this.memoGet(c.u32());
           break;
         case 0x71: // BINPUT
-          this.memo.set(c.u8(), this.top());
+          this.memoPut(c.u8());
           break;
         case 0x72: // LONG_BINPUT
-          this.memo.set(c.u32(), this.top());
+          this.memoPut(c.u32());
           break;
         case 0x94: // MEMOIZE
-          this.memo.set(this.memo.size, this.top());
+          this.memoPut(this.memo.size);
           break;
         case 0x63: {
           // GLOBAL
@@ -316,7 +343,7 @@ class PickleMachine {
           const kwargs = this.pop();
           const args = this.pop();
           const cls = this.pop();
-          if (!isKind(kwargs, 'dict') || dictEntries(kwargs).size > 0) {
+          if (!isKind(kwargs, 'dict') || kwargs.entries !== null) {
             this.fail('keyword arguments are not supported');
           }
           this.push(newObjectValue(cls, args));

@@ -88,7 +88,9 @@ class Flattener {
   }
 
   walk(root: DictValue): void {
-    const frames: Frame[] = [{ prefix: '', depth: 1, entries: dictEntries(root).values() }];
+    const frames: Frame[] = [
+      { prefix: '', depth: 1, entries: dictEntries(root)[Symbol.iterator]() },
+    ];
     for (let frame = frames.at(-1); frame !== undefined; frame = frames.at(-1)) {
       const next = frame.entries.next();
       if (next.done) {
@@ -110,7 +112,7 @@ class Flattener {
         frames.push({
           prefix: `${name}.`,
           depth: frame.depth + 1,
-          entries: dictEntries(value).values(),
+          entries: dictEntries(value)[Symbol.iterator](),
         });
       }
     }
