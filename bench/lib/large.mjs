@@ -21,10 +21,15 @@ import {
   ioFloorLine,
   NUMPY_SCRIPT,
   nodeStart,
+  passesOf,
   proc,
+  scatterCosts,
   tensoropsEnv,
   wholeProcess,
 } from './whole-process.mjs';
+
+/** Bytes of a row of W8's shape: 64 float32. */
+const W8_ROW_BYTES = 256;
 
 /** Rows of W8's table at each size, and the rounds each size runs (numpy's largest takes ~10 s). */
 const SIZES = {
@@ -98,7 +103,7 @@ async function sizesTables(opts, dir, python, only) {
     const data = join(dir, 'sizes-data.npy');
     const indices = join(dir, 'sizes-indices.npy');
     process.stderr.write(`bench: sizes, W8 at ${rows} rows\n`);
-    writeRandomNpy(data, 'float32', [rows, 64], 1);
+    writeRandomNpy(data, 'float32', [rows, W8_ROW_BYTES / 4], 1);
     writeRandomNpy(indices, 'int64', [rows], 2, idsBelow(rows));
     const peers = [
       { label: 'numpy one-liner', argv: ['-c', NUMPY_SCRIPT, data, indices], role: 'numpy' },
@@ -225,6 +230,23 @@ export function largeVerdicts(r, previous) {
     out.push(
       `${judged(name, ours.userLeastS / before.userLeastS, limit)}; user s ${s(before)} -> ${s(ours)}`,
     );
+    const floor = moveFloorLine(previous.n, r.n);
+    if (floor) out.push(`sizes floor: ${floor}`);
   }
   return out;
+}
+
+/**
+ * Where both sizes go by passes and their passes move blocks into spans of different sizes, the
+ * user time of a block's move in each span, measured alone: the floor of the moves' growth.
+ */
+function moveFloorLine(rowsBefore, rows) {
+  const [before, after] = [rowsBefore, rows].map((n) => passesOf(n * W8_ROW_BYTES));
+  // An output of one chunk goes by the scan, which has no pass span.
+  if (before.spanBytes <= before.chunkBytes) return undefined;
+  const mibs = [before, after].map((p) => p.spanBytes / 2 ** 20);
+  if (mibs[0] === mibs[1]) return undefined;
+  const [a, b] = scatterCosts(mibs);
+  const [x, y] = mibs.map((m) => m.toFixed(0));
+  return `a block moved to a random place costs ${a.toFixed(0)} ns of user time in a pass span of ${x} MiB and ${b.toFixed(0)} ns in one of ${y} MiB (memory touched first, least of 3): for ${rows / rowsBefore}x the rows, the moves' user time grows ${((rows / rowsBefore) * (b / a)).toFixed(2)}x`;
 }

@@ -176,6 +176,7 @@ export const nodeStart = (label, role) =>
   proc(label, [process.execPath, '-e', '0'], process.env, null, role);
 
 const IO_FLOOR = fileURLToPath(new URL('../io-floor.mjs', import.meta.url));
+const SCATTER_SPAN = fileURLToPath(new URL('../scatter-span.mjs', import.meta.url));
 
 /**
  * The floor of a file-to-file gather whose output is as large as its data (W8's shape), role
@@ -184,12 +185,40 @@ const IO_FLOOR = fileURLToPath(new URL('../io-floor.mjs', import.meta.url));
  * with no gather (bench/io-floor.mjs).
  */
 export function ioFloor(data, out) {
-  const chunk = PASS_CHUNK_SCALE * DEFAULT_CHUNK_BYTES;
-  const chunks = Math.ceil(statSync(data).size / chunk);
-  const reads = Math.ceil(chunks / chunksPerPass(chunks, chunk));
+  const { reads } = passesOf(statSync(data).size);
   const label = `the gather's I/O alone: ${reads === 1 ? 'one read' : `${reads} reads`} of the data beside one write (node, for reference)`;
   const argv = [process.execPath, IO_FLOOR, data, String(reads), out];
   return proc(label, argv, process.env, out, 'floor', false);
+}
+
+/**
+ * The passes' shape for an output of `bytes` (the library's own sizes): how many times they read
+ * the source, a pass's span (the output bytes its blocks are moved into), and an output chunk.
+ */
+export function passesOf(bytes) {
+  const chunk = PASS_CHUNK_SCALE * DEFAULT_CHUNK_BYTES;
+  const chunks = Math.ceil(bytes / chunk);
+  const perPass = chunksPerPass(chunks, chunk);
+  return {
+    reads: Math.ceil(chunks / perPass),
+    spanBytes: Math.min(perPass * chunk, bytes),
+    chunkBytes: chunk,
+  };
+}
+
+/**
+ * User ns to move a 256-byte block to a random place in a span of `mib` MiB (bench/scatter-span.mjs,
+ * memory touched first), the least of `runs` processes, the spans alternating.
+ */
+export function scatterCosts(mibs, runs = 3) {
+  const least = mibs.map(() => Number.POSITIVE_INFINITY);
+  for (let k = 0; k < runs; k++) {
+    for (const [i, mib] of mibs.entries()) {
+      const r = spawnSync(process.execPath, [SCATTER_SPAN, String(mib)], { encoding: 'utf8' });
+      least[i] = Math.min(least[i], Number(r.stdout));
+    }
+  }
+  return least;
 }
 
 /** The verdict line's words for an `ioFloor` row: against the peer, and the gather against it. */
