@@ -45,9 +45,17 @@ export function parseOutputRef(ref: string): TensorRef {
  * Splits an http(s) reference, which cannot be checked against the file system: after the first
  * `.safetensors.index.json:` / `.bin.index.json:`, a torch checkpoint's `.bin:` / `.pt:` / `.pth:`,
  * else `.safetensors:`, `.npz:` or `.npy:` (as outputs are split), so a
- * URL's own colons (scheme, port) never cut it.
+ * URL's own colons (scheme, port) never cut it. The name ends at a `?`: what follows is the URL's
+ * query (`https://host/m.safetensors:embed?token=…`), sent with it and never printed, as a name is.
  */
 export function parseUrlRef(ref: string): TensorRef {
+  const split = splitUrlRef(ref);
+  const query = split.name?.indexOf('?') ?? -1;
+  if (split.name === undefined || query < 0) return split;
+  return { path: split.path + split.name.slice(query), name: split.name.slice(0, query) };
+}
+
+function splitUrlRef(ref: string): TensorRef {
   const lower = ref.toLowerCase();
   const torch = ['bin', ...TORCH_EXTENSIONS].map((e) => `.${e}`);
   for (const suffix of [...SHARD_INDEX_SUFFIXES, ...torch]) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fileStem, formatOfPath, parseOutputRef, resolveTensorRef } from '../src/index.js';
+import { parseUrlRef } from '../src/tensor-ref.js';
 
 describe('resolveTensorRef', () => {
   const files = new Set(['model.safetensors', 'a:b.npz', 'a', 'dir/x.npy', 'c:\\w\\m.npz']);
@@ -52,5 +53,29 @@ describe('parseOutputRef, formatOfPath, fileStem', () => {
     expect(
       ['a/b/model.safetensors', 'rows.npy', 'noext', 'x.tar.npz', '.hidden'].map(fileStem),
     ).toEqual(['model', 'rows', 'noext', 'x.tar', '.hidden']);
+  });
+});
+
+describe('parseUrlRef', () => {
+  it('cuts after a tensor file extension, never at the scheme or the port', () => {
+    expect(parseUrlRef('https://h:8080/m.safetensors:embed')).toEqual({
+      path: 'https://h:8080/m.safetensors',
+      name: 'embed',
+    });
+    expect(parseUrlRef('https://h/x.npy')).toEqual({ path: 'https://h/x.npy' });
+  });
+
+  it('ends the name at a query, which goes with the URL', () => {
+    expect(parseUrlRef('https://h/m.safetensors:embed?token=s3cr3t&x=1')).toEqual({
+      path: 'https://h/m.safetensors?token=s3cr3t&x=1',
+      name: 'embed',
+    });
+    expect(parseUrlRef('https://h/pytorch_model.bin:a.b:0?sig=1')).toEqual({
+      path: 'https://h/pytorch_model.bin?sig=1',
+      name: 'a.b:0',
+    });
+    expect(parseUrlRef('https://h/m.safetensors?token=1')).toEqual({
+      path: 'https://h/m.safetensors?token=1',
+    });
   });
 });
