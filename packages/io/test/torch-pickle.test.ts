@@ -200,6 +200,35 @@ describe('hostile pickles', () => {
     expect(error.message).toBe('data.pkl: EMPTY_DICT at offset 1002: makes more than 1000 objects');
   });
 
+  it('keeps memo values put out of order, and MEMOIZE numbers the next after them', () => {
+    const put = (index: number) => [0x72, index, 0, 0, 0]; // LONG_BINPUT
+    const text = (value: string) => concat([0x58, value.length, 0, 0, 0], value);
+    const memo = concat(
+      PROTO2,
+      text('a'),
+      put(2),
+      '0',
+      text('b'),
+      put(1),
+      '0',
+      text('c'),
+      [0x71, 0], // BINPUT 0
+      '0',
+      text('d'),
+      [0x94], // MEMOIZE: index 3
+      '0',
+      text('e'),
+      put(1), // replaces 'b': no entry more
+      '0',
+      text('f'),
+      [0x94], // MEMOIZE: index 4
+      '0(',
+      ...[0, 1, 2, 3, 4].map((k) => [0x68, k]), // BINGET
+      't.',
+    );
+    expect(runPickle(memo)).toEqual({ kind: 'tuple', items: ['c', 'e', 'a', 'd', 'f'] });
+  });
+
   it('caps the values the stack holds, and counts memo and dict entries as objects', () => {
     const nones = (n: number) => concat(PROTO2, repeat('N', n), '.');
     expect(refusal(nones(1001), 1000)).toBe(

@@ -1,7 +1,7 @@
 // The pickle machine for a data.pkl: the opcodes of protocols 2 to 5 that torch.save emits (and
 // the few others CPython's pickler writes for plain containers), with nothing ever imported or
 // called. It loops without recursion; every opcode costs work and memory bounded by the bytes it
-// consumes (a memo index is a Map key, never an array size), so a run is linear in the input.
+// consumes (a memo index is never an array size: pickle-memo.ts), so a run is linear in the input.
 // Its memory per object is kept small, as a hostile pickle makes one object a byte or two: one
 // stack for all MARKs (a MARK is an index into it, and a MARK's items are cut out at their exact
 // length), and lists that keep no items (one shared value: no rebuild takes a list, and a state
@@ -10,6 +10,7 @@
 import { PickleCursor } from './pickle-cursor.js';
 import { pickleError } from './pickle-error.js';
 import { globalValue, newObjectValue, reduceValue } from './pickle-globals.js';
+import { PickleMemo } from './pickle-memo.js';
 import { OPCODE_NAMES } from './pickle-opcodes.js';
 import {
   type DictValue,
@@ -38,7 +39,7 @@ class PickleMachine {
   private readonly stack: PickleValue[] = [];
   /** Where each open MARK's frame starts in the stack. */
   private readonly marks: number[] = [];
-  private readonly memo = new Map<number, PickleValue>();
+  private readonly memo = new PickleMemo();
   /** Offset and name of the opcode being run, for messages. */
   private at = 0;
   private op = '';
@@ -122,14 +123,12 @@ class PickleMachine {
   }
 
   private memoPut(index: number): void {
-    const { size } = this.memo;
-    this.memo.set(index, this.top());
-    if (this.memo.size > size) this.count();
+    if (this.memo.set(index, this.top())) this.count();
   }
 
   private memoGet(index: number): void {
     if (!this.memo.has(index)) this.fail(`memo ${index} was never stored`);
-    this.hold(this.memo.get(index) as PickleValue);
+    this.hold(this.memo.get(index));
   }
 
   private global(module: string, name: string): void {
