@@ -184,8 +184,8 @@ export async function zipDataStarts(
   }));
   if (canReadMany(source)) await source.readMany(reads);
   else {
-    // A file reads each header in place: a thread-pool round trip per header cost 40 us, 4 s for
-    // a checkpoint of 100,000 small storages.
+    // A file reads each header in place: a thread-pool round trip for each 30-byte header was
+    // most of the opening of a checkpoint of many small storages (docs/performance.md).
     for (const r of reads) {
       const got = readsInPlace(source)
         ? source.readInPlace(r.target, r.position)

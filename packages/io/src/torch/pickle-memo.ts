@@ -1,7 +1,7 @@
 // The pickle machine's memo: values by index. The pickler numbers them 0, 1, 2, ... in order, so
 // those go in an array; any other index (a LONG_BINPUT may give 2^31) goes in a Map, so that an
-// index is never an array size. A Map insert cost about 400 ns at the 800,000 entries of a state
-// dict of 100,000 tensors; an array append, a few.
+// index is never an array size. Map inserts were most of the reading of a large state dict
+// (docs/performance.md, PyTorch checkpoints).
 
 import type { PickleValue } from './pickle-values.js';
 
