@@ -236,6 +236,9 @@ export function largeVerdicts(r, previous) {
   return out;
 }
 
+/** Move costs by pass spans: measured once, for whichever protocol's table asks first. */
+const moveCosts = new Map();
+
 /**
  * Where both sizes go by passes and their passes move blocks into spans of different sizes, the
  * user time of a block's move in each span, measured alone: the floor of the moves' growth.
@@ -246,7 +249,9 @@ function moveFloorLine(rowsBefore, rows) {
   if (before.spanBytes <= before.chunkBytes) return undefined;
   const mibs = [before, after].map((p) => p.spanBytes / 2 ** 20);
   if (mibs[0] === mibs[1]) return undefined;
-  const [a, b] = scatterCosts(mibs);
+  const key = mibs.join(' ');
+  if (!moveCosts.has(key)) moveCosts.set(key, scatterCosts(mibs));
+  const [a, b] = moveCosts.get(key);
   const [x, y] = mibs.map((m) => m.toFixed(0));
   return `a block moved to a random place costs ${a.toFixed(0)} ns of user time in a pass span of ${x} MiB and ${b.toFixed(0)} ns in one of ${y} MiB (memory touched first, least of 3): for ${rows / rowsBefore}x the rows, the moves' user time grows ${((rows / rowsBefore) * (b / a)).toFixed(2)}x`;
 }

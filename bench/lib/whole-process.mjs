@@ -215,6 +215,7 @@ export function scatterCosts(mibs, runs = 3) {
   for (let k = 0; k < runs; k++) {
     for (const [i, mib] of mibs.entries()) {
       const r = spawnSync(process.execPath, [SCATTER_SPAN, String(mib)], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`scatter-span.mjs ${mib} failed: ${r.stderr}`);
       least[i] = Math.min(least[i], Number(r.stdout));
     }
   }

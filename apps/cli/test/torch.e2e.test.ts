@@ -244,6 +244,7 @@ describe('hostile torch archives', () => {
     ] as const) {
       const { r } = inspectInHeap(join(dir, name), pickle, 128);
       expect(r.stderr, name).toBe('');
+      expect(r.status, name).toBe(0);
       expect(r.stdout.toString(), name).toMatch(
         /: torch, 0 tensors, [^\n]*\n {2}and 1 entry that is not a tensor\n$/,
       );

@@ -186,9 +186,10 @@ export async function zipDataStarts(
   else {
     // A file reads each header in place: a thread-pool round trip for each 30-byte header was
     // most of the opening of a checkpoint of many small storages (docs/performance.md).
+    const inPlace = readsInPlace(source) ? source : undefined;
     for (const r of reads) {
-      const got = readsInPlace(source)
-        ? source.readInPlace(r.target, r.position)
+      const got = inPlace
+        ? inPlace.readInPlace(r.target, r.position)
         : await source.read(r.target, r.position);
       if (got !== LOCAL_BYTES) fail(`a local header at ${r.position} is truncated`);
     }

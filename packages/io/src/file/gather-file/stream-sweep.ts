@@ -79,16 +79,16 @@ export function gatherFromNpyStream(
   if (!rangeReadable(stored))
     return { ...base, mode: 'loaded', chunks: loadedGather(npy, indices, options) };
   const multiple = (bytes: number): number => Math.max(item, Math.floor(bytes / item) * item);
+  const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   const sweep = {
     plan,
     npy,
     nbytes: base.nbytes,
     // Whole blocks per output chunk where a chunk holds one, so that a block lands in one chunk.
     chunkBytes:
-      plan.blockBytes > 0 && plan.blockBytes <= (options.chunkBytes ?? DEFAULT_CHUNK_BYTES)
-        ? Math.floor((options.chunkBytes ?? DEFAULT_CHUNK_BYTES) / plan.blockBytes) *
-          plan.blockBytes
-        : multiple(options.chunkBytes ?? DEFAULT_CHUNK_BYTES),
+      plan.blockBytes > 0 && plan.blockBytes <= chunkBytes
+        ? Math.floor(chunkBytes / plan.blockBytes) * plan.blockBytes
+        : multiple(chunkBytes),
     windowBytes: multiple(options.windowBytes ?? DEFAULT_WINDOW),
     swapUnit: swapUnitOf(stored, header.dtype),
   };
