@@ -386,7 +386,7 @@ async function main() {
       const previous = new Map();
       for (const r of await largeBench(opts, dir, python)) {
         if (!r.verified) ctx.failed = true;
-        r.verdicts = largeVerdicts(r, previous.get(r.protocol));
+        r.verdicts = largeVerdicts(r, previous.get(r.protocol), python);
         previous.set(r.protocol, r);
         whole.push(r);
         printWhole(r);

@@ -193,7 +193,7 @@ export async function largeBench(opts, dir, python) {
  * The verdicts of one table: ours against each peer, and for sizes the growth of user time from
  * the size before (allowed: USER_GROWTH_BOUND / 4 per unit of growth, 4.4x for 4x the rows).
  */
-export function largeVerdicts(r, previous) {
+export function largeVerdicts(r, previous, python) {
   const ours = r.rows.find((p) => p.role === 'ours');
   const out = [];
   const judged = (name, value, limit) =>
@@ -227,10 +227,16 @@ export function largeVerdicts(r, previous) {
     const limit = Number(((USER_GROWTH_BOUND / 4) * growth).toFixed(2));
     const name = `sizes least user time ${previous.n} -> ${r.n} rows (${growth}x the rows)`;
     const s = (p) => `${p.userLeastS.toFixed(2)} (median ${p.userS.toFixed(2)})`;
+    // numpy's own growth, for reference: its random accesses span the whole source at each size.
+    const [peerBefore, peer] = [previous, r].map((t) => t.rows.find((p) => p.role === 'numpy'));
+    const peerGrowth =
+      peerBefore?.userLeastS && peer?.userLeastS
+        ? `; numpy's ${s(peerBefore)} -> ${s(peer)} (${(peer.userLeastS / peerBefore.userLeastS).toFixed(2)}x)`
+        : '';
     out.push(
-      `${judged(name, ours.userLeastS / before.userLeastS, limit)}; user s ${s(before)} -> ${s(ours)}`,
+      `${judged(name, ours.userLeastS / before.userLeastS, limit)}; user s ${s(before)} -> ${s(ours)}${peerGrowth}`,
     );
-    const floor = moveFloorLine(previous.n, r.n);
+    const floor = moveFloorLine(previous.n, r.n, python);
     if (floor) out.push(`sizes floor: ${floor}`);
   }
   return out;
@@ -241,17 +247,28 @@ const moveCosts = new Map();
 
 /**
  * Where both sizes go by passes and their passes move blocks into spans of different sizes, the
- * user time of a block's move in each span, measured alone: the floor of the moves' growth.
+ * user time of a block's move in each span, measured alone: the floor of the moves' growth. Also
+ * with 2 MiB pages, which WebAssembly memory (where the passes move) cannot ask for: what the moves
+ * would grow by in a process that can.
  */
-function moveFloorLine(rowsBefore, rows) {
+function moveFloorLine(rowsBefore, rows, python) {
   const [before, after] = [rowsBefore, rows].map((n) => passesOf(n * W8_ROW_BYTES));
   // An output of one chunk goes by the scan, which has no pass span.
-  if (before.spanBytes <= before.chunkBytes) return undefined;
+  if (!python || before.spanBytes <= before.chunkBytes) return undefined;
   const mibs = [before, after].map((p) => p.spanBytes / 2 ** 20);
   if (mibs[0] === mibs[1]) return undefined;
-  const key = mibs.join(' ');
-  if (!moveCosts.has(key)) moveCosts.set(key, scatterCosts(mibs));
-  const [a, b] = moveCosts.get(key);
+  const key = `${mibs.join(' ')} ${before.reads}`;
+  if (!moveCosts.has(key)) moveCosts.set(key, scatterCosts(python, mibs, before.reads));
+  const { unasked, huge } = moveCosts.get(key);
   const [x, y] = mibs.map((m) => m.toFixed(0));
-  return `a block moved to a random place costs ${a.toFixed(0)} ns of user time in a pass span of ${x} MiB and ${b.toFixed(0)} ns in one of ${y} MiB (memory touched first, least of 3): for ${rows / rowsBefore}x the rows, the moves' user time grows ${((rows / rowsBefore) * (b / a)).toFixed(2)}x`;
+  const grows = ([a, b]) => ((rows / rowsBefore) * (b.ns / a.ns)).toFixed(2);
+  const ns = ([a, b]) => `${a.ns.toFixed(0)} ns in ${x} MiB and ${b.ns.toFixed(0)} ns in ${y} MiB`;
+  // The passes' WebAssembly memory gets what any process gets unasked: 4 KiB pages unless THP is on.
+  const onHuge = Math.min(...unasked.map((c) => c.huge));
+  const pages = onHuge < 0.1 ? '4 KiB pages' : `${(100 * onHuge).toFixed(0)}% 2 MiB pages`;
+  return (
+    `a block moved to a random place of a pass's span costs ${ns(unasked)} on ${pages}, as the passes' WebAssembly memory has them:` +
+    ` the moves' user time grows ${grows(unasked)}x for ${rows / rowsBefore}x the rows;` +
+    ` on 2 MiB pages, which WebAssembly memory cannot ask for, ${ns(huge)}: ${grows(huge)}x (numpy moving, memory touched first, least of 3)`
+  );
 }

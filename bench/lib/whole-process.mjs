@@ -176,7 +176,7 @@ export const nodeStart = (label, role) =>
   proc(label, [process.execPath, '-e', '0'], process.env, null, role);
 
 const IO_FLOOR = fileURLToPath(new URL('../io-floor.mjs', import.meta.url));
-const SCATTER_SPAN = fileURLToPath(new URL('../scatter-span.mjs', import.meta.url));
+const SCATTER_SPAN = fileURLToPath(new URL('../scatter-span.py', import.meta.url));
 
 /**
  * The floor of a file-to-file gather whose output is as large as its data (W8's shape), role
@@ -207,19 +207,28 @@ export function passesOf(bytes) {
 }
 
 /**
- * User ns to move a 256-byte block to a random place in a span of `mib` MiB (bench/scatter-span.mjs,
- * memory touched first), the least of `runs` processes, the spans alternating.
+ * User ns to move a 256-byte block to a random place in a span of each of `mibs` MiB, each window
+ * giving a pass a `passes`-th of its blocks (bench/scatter-span.py, through `python`'s numpy, memory
+ * touched first), with the pages a process gets unasked and with 2 MiB pages asked for: the least
+ * of `runs` processes, the spans alternating, and the share of each span on 2 MiB pages.
  */
-export function scatterCosts(mibs, runs = 3) {
-  const least = mibs.map(() => Number.POSITIVE_INFINITY);
-  for (let k = 0; k < runs; k++) {
-    for (const [i, mib] of mibs.entries()) {
-      const r = spawnSync(process.execPath, [SCATTER_SPAN, String(mib)], { encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`scatter-span.mjs ${mib} failed: ${r.stderr}`);
-      least[i] = Math.min(least[i], Number(r.stdout));
+export function scatterCosts(python, mibs, passes, runs = 3) {
+  const costs = {};
+  for (const pages of ['unasked', 'huge']) {
+    const least = mibs.map(() => ({ ns: Number.POSITIVE_INFINITY, huge: 0 }));
+    for (let k = 0; k < runs; k++) {
+      for (const [i, mib] of mibs.entries()) {
+        const argv = [SCATTER_SPAN, String(mib), pages, String(passes)];
+        const r = spawnSync(python, argv, { encoding: 'utf8' });
+        if (r.status !== 0)
+          throw new Error(`scatter-span.py ${argv.slice(1).join(' ')} failed: ${r.stderr}`);
+        const [ns, huge] = r.stdout.trim().split(' ').map(Number);
+        if (ns < least[i].ns) least[i] = { ns, huge };
+      }
     }
+    costs[pages] = least;
   }
-  return least;
+  return costs;
 }
 
 /** The verdict line's words for an `ioFloor` row: against the peer, and the gather against it. */
