@@ -1,7 +1,8 @@
 // gather-elements along the last axis with indices in a .npy file reads the indices by blocks of
-// rows (src/commands/gather-elements-rows.ts): its output and its errors must be those of core's
+// rows (src/commands/gather-elements-rows.ts), and a data tensor of 64 MiB or more too where the
+// output is a file replaced whole: its output and its errors must be those of core's
 // gatherElements on the whole tensors, across blocks and wherever it hands back to the whole run.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTensor, gatherElements, type OobMode, type Tensor } from '@tensorops/core';
 import { decodeNpy, encodeNpy } from '@tensorops/io';
@@ -111,5 +112,73 @@ describe('gather-elements along the last axis, indices read by blocks of rows', 
     expectSame(run(d2, bigEndian, 1), reference(d2, i2, 1));
     const i0 = indices('int64', [4, 5], 6, 10);
     expectSame(run(d2, i0, 0), reference(d2, i0, 0));
+  });
+});
+
+describe('a data tensor of 64 MiB in a file, written to a file: read by blocks of rows too', () => {
+  // float32 [65536, 256]: 64 MiB, the size from which data stays in its file; int32 indices
+  // [65536, 256]: 64 MiB, sixteen blocks of rows; the output 64 MiB.
+  const big = data([65536, 256], 11);
+  const ids = indices('int32', [65536, 256], 256, 12);
+  const probe = (dir: string) => {
+    // Preloaded into the CLI's process: its peak RSS (VmHWM: its own memory's, where getrusage's
+    // maxrss would keep the test runner's from before the exec), printed on stderr at exit.
+    const path = join(dir, 'peak-rss.cjs');
+    writeFileSync(
+      path,
+      [
+        "const status = () => require('node:fs').readFileSync('/proc/self/status', 'utf8');",
+        "process.on('exit', () => process.stderr.write('peak-rss-kb ' + /VmHWM:\\s+(\\d+)/.exec(status())[1] + '\\n'));",
+      ].join('\n'),
+    );
+    return path;
+  };
+  const peakKb = (stderr: string) => Number(/peak-rss-kb (\d+)/.exec(stderr)?.[1]);
+  /** The data and `indices` saved in a temp folder: the folder, and the gather's arguments. */
+  const saved = (indices: Tensor) => {
+    const dir = tempDir();
+    const [d, i] = [join(dir, 'd.npy'), join(dir, 'i.npy')];
+    writeFileSync(d, encodeNpy(big));
+    writeFileSync(i, encodeNpy(indices));
+    return { dir, out: join(dir, 'o.npy'), args: ['gather-elements', d, i, '--axis', '1'] };
+  };
+
+  it('gives the whole gather into a new file and over an old one, holding neither the data nor the output', () => {
+    const { dir, out, args } = saved(ids);
+    const want = gatherElements(big, ids, { axis: 1 });
+    const nodeArgs = ['--require', probe(dir)];
+    for (const pass of ['new', 'existing']) {
+      const r = tensorops([...args, '-o', out], { nodeArgs, timeoutMs: 60_000 });
+      expect(r.status, `${pass}: ${r.stderr}`).toBe(0);
+      expect(Buffer.from(decodeNpy(readFileSync(out)).data).equals(Buffer.from(want.data))).toBe(
+        true,
+      );
+    }
+    const streamedKb = peakKb(
+      tensorops([...args, '-o', out], { nodeArgs, timeoutMs: 60_000 }).stderr,
+    );
+    // On stdout the output is held whole (see the test below), and so is the data.
+    const piped = tensorops(args, { nodeArgs, timeoutMs: 60_000 });
+    expect(Buffer.from(piped.stdout).equals(readFileSync(out))).toBe(true);
+    expect(peakKb(piped.stderr) - streamedKb).toBeGreaterThan(64 * 1024);
+  });
+
+  it('an index out of range in the last block: the whole run’s line, the old output kept, nothing left or printed', () => {
+    const bad = createTensor('int32', ids.shape, new Uint8Array(ids.data));
+    new Int32Array(bad.data.buffer)[65000 * 256 + 9] = 256;
+    const { dir, out, args } = saved(bad);
+    writeFileSync(out, 'the old output');
+    const want = reference(big, bad, 1);
+    expect(want.stderr).toContain('at indices[65000,9]');
+    const r = tensorops([...args, '-o', out], { timeoutMs: 60_000 });
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 1, stderr: want.stderr });
+    expect(readFileSync(out, 'utf8')).toBe('the old output');
+    expect(readdirSync(dir).sort()).toEqual(['d.npy', 'i.npy', 'o.npy']);
+    const piped = tensorops(args, { timeoutMs: 60_000 });
+    expect({ status: piped.status, stderr: piped.stderr, bytes: piped.stdout.length }).toEqual({
+      status: 1,
+      stderr: want.stderr,
+      bytes: 0,
+    });
   });
 });

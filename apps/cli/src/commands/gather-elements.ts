@@ -1,17 +1,20 @@
-import { gatherElements } from '@tensorops/core';
+import { gatherElements, type OobMode, type Tensor } from '@tensorops/core';
 import { choiceOption, integerFlag, integerOption } from '../args/flag-values.js';
-import { DATA_TEXT_INPUT_FLAGS } from '../input/data-text-input.js';
+import { DATA_TEXT_INPUT_FLAGS, loadDataOperandText } from '../input/data-text-input.js';
 import { HTTP_FLAGS } from '../input/http-flags.js';
 import {
+  checkStdinOnce,
   INDICES_FLAG,
-  loadDataOperand,
   loadIndexOperand,
   withIndexOperand,
 } from '../input/index-inputs.js';
-import { SLICE_FLAG } from '../input/sliced-ref.js';
+import { loadDataInput, loadTensor, openDataInput } from '../input/inputs.js';
+import { isStdinRef, SLICE_FLAG } from '../input/sliced-ref.js';
 import { TENSOR_OUTPUT_FLAGS } from '../output/flags.js';
-import { type CommandSpec, examples } from './command.js';
-import { gatherElementsByRows } from './gather-elements-rows.js';
+import { outputReplacedWhole } from '../output/replaced-whole.js';
+import type { CliIO } from '../run/cli-io.js';
+import { type CommandResult, type CommandSpec, examples, type ParsedArgs } from './command.js';
+import { gatherElementsByRows, streamGatherElementsByRows } from './gather-elements-rows.js';
 import { OOB_FLAG, OOB_MODES } from './oob-flag.js';
 
 export const gatherElementsCommand: CommandSpec = {
@@ -45,16 +48,25 @@ export const gatherElementsCommand: CommandSpec = {
       ]),
     ),
   // Not started again with huge pages (no wholeTensorInputs): see launch/huge-pages.ts.
+  // Not started again with huge pages (no wholeTensorInputs): see launch/huge-pages.ts.
   run: async (args, io) => {
     const axis = integerOption('axis', args.axis, 0);
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
-    const data = await loadDataOperand(args, io);
+    const dataRef = String(args.data);
+    checkStdinOnce(dataRef, args);
     // Indices in a .npy file are read by blocks of rows where the axis is the last one.
-    const file = args.indices_file as string | undefined;
+    const file = args.indices === undefined ? (args.indices_file as string | undefined) : undefined;
+    const text = await loadDataOperandText(args, io);
+    let data: Tensor | undefined = text;
+    const streamable = text === undefined && file !== undefined && !isStdinRef(dataRef);
+    if (streamable && (await outputReplacedWhole(args.output))) {
+      const streamed = await streamedByRows(args, io, file, axis, oob);
+      if (streamed.kind === 'stream') return streamed;
+      data = streamed.tensor;
+    }
+    data ??= await loadTensor(dataRef, io, { slice: args.slice });
     const byRows =
-      file !== undefined && args.indices === undefined
-        ? await gatherElementsByRows(data, file, axis, oob)
-        : undefined;
+      file === undefined ? undefined : await gatherElementsByRows(data, file, axis, oob);
     return {
       kind: 'tensor',
       tensor: byRows ?? gatherElements(data, await loadIndexOperand(args, io), { axis, oob }),
@@ -62,3 +74,38 @@ export const gatherElementsCommand: CommandSpec = {
     };
   },
 };
+
+/**
+ * With an output a failure leaves untouched, a large data tensor in a file is read by blocks of
+ * rows too, and the output handed on as it is made; else the data, loaded whole.
+ */
+async function streamedByRows(
+  args: ParsedArgs,
+  io: CliIO,
+  file: string,
+  axis: number,
+  oob: OobMode,
+): Promise<Extract<CommandResult, { kind: 'stream' }> | { kind: 'loaded'; tensor: Tensor }> {
+  const dataRef = String(args.data);
+  const input = await openDataInput(dataRef, io, args.slice);
+  if (input.kind === 'file') {
+    const streamed = await streamGatherElementsByRows(
+      input.file,
+      input.stored,
+      file,
+      axis,
+      oob,
+    ).catch(async (error) => {
+      await input.file.close();
+      throw error;
+    });
+    if (streamed !== undefined) {
+      const dispose = async () => {
+        await streamed.close();
+        await input.file.close();
+      };
+      return { kind: 'stream', stream: streamed.stream, label: 'gather-elements', dispose };
+    }
+  }
+  return { kind: 'loaded', tensor: await loadDataInput(input) };
+}

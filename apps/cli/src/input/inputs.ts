@@ -150,6 +150,17 @@ async function readWhole(npy: NpyOnStream): Promise<Tensor> {
   }
 }
 
+/** The whole tensor of a data input (see {@link openDataInput}), its file or pipe closed. */
+export async function loadDataInput(input: DataInput): Promise<Tensor> {
+  if (input.kind === 'tensor') return input.tensor;
+  if (input.kind === 'pipe') return readWhole(input.npy);
+  try {
+    return await input.file.read(input.stored);
+  } finally {
+    await input.file.close();
+  }
+}
+
 /** Loads several references (with `load`); stdin holds one tensor, so `-` may appear once. */
 export async function loadInputs<const Refs extends readonly string[]>(
   refs: Refs,

@@ -38,11 +38,13 @@ export function ioError(path: string, action: string, cause: unknown): TensorOps
 
 /**
  * Decoding errors keep their code and gain the path; anything else is an I/O failure.
- * Already-prefixed errors pass through unchanged.
+ * Already-prefixed errors pass through unchanged, and so does an index out of range (an op found
+ * it while producing the bytes being written or read: it names its place in the indices, and is
+ * no fault of the file).
  */
 export function fileError(path: string, action: string, cause: unknown): TensorOpsError {
   if (isTensorOpsError(cause)) {
-    if (cause.message.startsWith(`${path}: `)) return cause;
+    if (cause.code === 'E_INDEX_RANGE' || cause.message.startsWith(`${path}: `)) return cause;
     return new TensorOpsError(cause.code, `${path}: ${cause.message}`, { cause });
   }
   return ioError(path, action, cause);
