@@ -115,11 +115,12 @@ export async function streamGatherElementsByRows(
   const indexRow = width * dtypeSize(ids.stored.dtype);
   const perBlock = Math.max(1, Math.floor(BLOCK_BYTES / Math.max(dataRow, indexRow, outRow)));
   const blockRows = Math.min(perBlock, rows);
-  /** Data and index rows of the block at `first` into one of two pairs of buffers (by `slot`). */
+  // Two pairs of block buffers: one pair is read into while the other's rows are gathered.
   const buffers = [0, 1].map(() => ({
     data: new Uint8Array(blockRows * dataRow),
     indices: new Uint8Array(blockRows * indexRow),
   }));
+  /** Data and index rows of the block at `first`, read into the buffers of `slot`. */
   async function readBlock(first: number, slot: number): Promise<[Uint8Array, Uint8Array]> {
     const n = Math.min(perBlock, rows - first);
     const { data, indices } = buffers[slot] as (typeof buffers)[number];

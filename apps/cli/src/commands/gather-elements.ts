@@ -48,7 +48,6 @@ export const gatherElementsCommand: CommandSpec = {
       ]),
     ),
   // Not started again with huge pages (no wholeTensorInputs): see launch/huge-pages.ts.
-  // Not started again with huge pages (no wholeTensorInputs): see launch/huge-pages.ts.
   run: async (args, io) => {
     const axis = integerOption('axis', args.axis, 0);
     const oob = choiceOption('oob', args.oob, OOB_MODES, 'error');
