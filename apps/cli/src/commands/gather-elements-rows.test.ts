@@ -5,9 +5,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTensor, gatherElements, type OobMode, type Tensor } from '@tensorops/core';
+import {
+  createTensor,
+  gatherElements,
+  NUMERIC_DTYPES,
+  type OobMode,
+  type Tensor,
+} from '@tensorops/core';
 import { encodeNpy } from '@tensorops/io';
 import { openTensorFile } from '@tensorops/io/node';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { streamGatherElementsByRows } from './gather-elements-rows.js';
 
@@ -17,13 +24,14 @@ let files = 0;
 
 /** Random bit patterns (NaN payloads and -0 among them), the same every run (xorshift32). */
 function bits(t: Tensor, seed: number): Tensor {
-  const words = new Uint32Array(t.data.buffer, t.data.byteOffset, t.data.byteLength / 4);
   let s = seed;
-  for (let i = 0; i < words.length; i++) {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    words[i] = s >>> 0;
+  for (let i = 0; i < t.data.length; i++) {
+    if (i % 4 === 0) {
+      s ^= s << 13;
+      s ^= s >>> 17;
+      s ^= s << 5;
+    }
+    t.data[i] = (s >>> (8 * (i % 4))) & 0xff;
   }
   return t;
 }
@@ -52,12 +60,13 @@ async function streamed(
   axis: number,
   oob: OobMode,
   reuse = false,
+  blockBytes?: number,
 ) {
   const file = await openTensorFile(saved(data));
   try {
     const [stored] = file.tensors;
     if (stored === undefined) throw new Error('the data file holds no tensor');
-    const s = await streamGatherElementsByRows(file, stored, saved(ids), axis, oob);
+    const s = await streamGatherElementsByRows(file, stored, saved(ids), axis, oob, blockBytes);
     if (s === undefined) return undefined;
     const chunks: Uint8Array[] = [];
     const buffers = new Set<ArrayBufferLike>();
@@ -144,5 +153,48 @@ describe('streamGatherElementsByRows', () => {
     const big = Buffer.concat([Buffer.from(header.replace("'<i8'", "'>i8'"), 'latin1'), swapped]);
     expect(await streamed(data, big, 1, 'error')).toBeUndefined();
     expect(await streamed(data, indices('int64', [2000, 4], 700, 6), 1, 'error')).toBeUndefined();
+  });
+});
+
+describe('streamGatherElementsByRows against the whole gather, on random cases', () => {
+  // The numeric dtypes a .npy holds (not bfloat16 or float8: ml_dtypes' names are not .npy's).
+  const NPY_DTYPES = NUMERIC_DTYPES.filter((d) => d !== 'bfloat16' && !d.startsWith('float8'));
+  // Any of their bits, rank 1-3, the last axis, index values some out of range, blocks of
+  // a few rows (blockBytes from 1 byte up): every case splits into blocks, most into several.
+  const cases = fc
+    .record({
+      lead: fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 0, maxLength: 2 }),
+      dataWidth: fc.integer({ min: 1, max: 6 }),
+      width: fc.integer({ min: 1, max: 7 }),
+      dtype: fc.constantFrom(...NPY_DTYPES),
+      indexDtype: fc.constantFrom('int32' as const, 'int64' as const),
+      oob: fc.constantFrom('error' as const, 'zero' as const),
+      outOfRange: fc.boolean(),
+      blockBytes: fc.integer({ min: 1, max: 96 }),
+      reuse: fc.boolean(),
+      seed: fc.integer({ min: 1, max: 0x7fffffff }),
+    })
+    .map((c) => ({ ...c, axis: c.lead.length }));
+
+  it('the same bytes, or the same error after the blocks before it', async () => {
+    await fc.assert(
+      fc.asyncProperty(cases, async (c) => {
+        const data = bits(createTensor(c.dtype, [...c.lead, c.dataWidth]), c.seed);
+        // In range, or (with outOfRange) up to twice the axis on either side.
+        const size = c.outOfRange ? 2 * c.dataWidth : c.dataWidth;
+        const ids = indices(c.indexDtype, [...c.lead, c.width], size, c.seed ^ 0x5bd1e995);
+        const want = whole(data, ids, c.axis, c.oob);
+        const got = await streamed(data, ids, c.axis, c.oob, c.reuse, c.blockBytes);
+        expect(got).toBeDefined();
+        if (want instanceof Error) {
+          expect((got?.error as Error | undefined)?.message).toBe(want.message);
+          return;
+        }
+        expect(got?.error).toBeUndefined();
+        expect(got?.stream.nbytes).toBe(want.data.length);
+        expect(Buffer.concat(got?.chunks ?? []).equals(want.data)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

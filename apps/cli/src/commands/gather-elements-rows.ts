@@ -88,8 +88,9 @@ export async function gatherElementsByRows(
 
 /**
  * The same gather as a stream, with the data tensor `stored` in `dataFile` also read by blocks of
- * rows; undefined where this does not apply (nothing is then closed: the caller still owns
- * `dataFile`). The stream's `close` releases the indices' file; the caller closes `dataFile`.
+ * rows (`blockBytes` of the widest row kind: tests make it small); undefined where this does not
+ * apply (nothing is then closed: the caller still owns `dataFile`). The stream's `close` releases
+ * the indices' file; the caller closes `dataFile`.
  */
 export async function streamGatherElementsByRows(
   dataFile: TensorFile,
@@ -97,6 +98,7 @@ export async function streamGatherElementsByRows(
   path: string,
   axis: number,
   oob: OobMode,
+  blockBytes = BLOCK_BYTES,
 ): Promise<{ stream: TensorStream; close: () => Promise<void> } | undefined> {
   if (stored.dtype === undefined || stored.offset === null || !plainLayout(stored))
     return undefined;
@@ -111,9 +113,9 @@ export async function streamGatherElementsByRows(
   const dataWidth = stored.shape.at(-1) as number;
   const dataRow = dataWidth * item;
   const outRow = width * item;
-  // A block's rows: BLOCK_BYTES of the widest of its data, index and output rows.
+  // A block's rows: blockBytes of the widest of its data, index and output rows.
   const indexRow = width * dtypeSize(ids.stored.dtype);
-  const perBlock = Math.max(1, Math.floor(BLOCK_BYTES / Math.max(dataRow, indexRow, outRow)));
+  const perBlock = Math.max(1, Math.floor(blockBytes / Math.max(dataRow, indexRow, outRow)));
   const blockRows = Math.min(perBlock, rows);
   // Two pairs of block buffers: one pair is read into while the other's rows are gathered.
   const buffers = [0, 1].map(() => ({
@@ -130,7 +132,12 @@ export async function streamGatherElementsByRows(
       readFully(dataFile, dataRows, offset + first * dataRow),
     ]);
     if (block === undefined || !read) {
-      throw new TensorOpsError('E_IO', `${dataFile.path} or ${path}: ended before its last row`);
+      // Its header was checked against its size: the file was cut short since it was opened.
+      const label = block === undefined ? path : dataFile.path;
+      throw new TensorOpsError(
+        'E_IO',
+        `${label}: the file ends before row ${first + n} of ${rows}`,
+      );
     }
     return [dataRows, block];
   }
