@@ -22,6 +22,8 @@ describe('layout helpers', () => {
 
   it('printable escapes C0, DEL and C1 controls, nothing else', () => {
     expect(printable('a\tb\u001b[0m\u007f\u0085é漢')).toBe('a\\x09b\\x1b[0m\\x7f\\x85é漢');
+    expect(printable('model.embed\u0001')).toBe('model.embed\\x01');
+    expect(printable('model.embed')).toBe('model.embed');
   });
 
   it('packLines wraps between items, never inside one', () => {
