@@ -30,6 +30,7 @@ import {
   type TensorFile,
   type TensorStream,
 } from '@tensorops/io/node';
+import { rangeReadable } from '@tensorops/io/node/internal';
 
 /** Bytes of indices (and, streamed, of data and output) a block of rows holds (at least one row). */
 const BLOCK_BYTES = 4 << 20;
@@ -38,10 +39,15 @@ const BLOCK_BYTES = 4 << 20;
 interface IndexRows {
   readonly file: TensorFile;
   readonly stored: StoredTensor & { readonly dtype: Dtype; readonly offset: number };
-  /** Rows (all dims but the last), the last dim, and the rows of a block. */
+  /** Rows (all dims but the last), the last dim, and the bytes of a row. */
   readonly rows: number;
   readonly width: number;
-  readonly perBlock: number;
+  readonly rowBytes: number;
+}
+
+/** Rows a block holds: `blockBytes` of the widest of the rows it reads or writes, at least one. */
+function rowsPerBlock(blockBytes: number, ...rowBytes: number[]): number {
+  return Math.max(1, Math.floor(blockBytes / Math.max(...rowBytes)));
 }
 
 /**
@@ -57,12 +63,13 @@ export async function gatherElementsByRows(
   const ids = await openIndexRows(path, data.shape, axis);
   if (ids === undefined) return undefined;
   try {
-    const { stored, rows, width, perBlock } = ids;
+    const { stored, rows, width, rowBytes } = ids;
+    const perBlock = rowsPerBlock(BLOCK_BYTES, rowBytes);
     const dataWidth = data.shape.at(-1) as number;
     const dataRow = dataWidth * dtypeSize(data.dtype);
     const outRow = width * dtypeSize(data.dtype);
     const out = createTensor(data.dtype, stored.shape);
-    const buffer = new Uint8Array(Math.min(perBlock, rows) * width * dtypeSize(stored.dtype));
+    const buffer = new Uint8Array(Math.min(perBlock, rows) * rowBytes);
     for (let first = 0; first < rows; first += perBlock) {
       const n = Math.min(perBlock, rows - first);
       const block = await readIndexRows(ids, buffer, first, n);
@@ -100,8 +107,9 @@ export async function streamGatherElementsByRows(
   oob: OobMode,
   blockBytes = BLOCK_BYTES,
 ): Promise<{ stream: TensorStream; close: () => Promise<void> } | undefined> {
-  if (stored.dtype === undefined || stored.offset === null || !plainLayout(stored))
+  if (stored.dtype === undefined || stored.offset === null || !plainLayout(stored)) {
     return undefined;
+  }
   const opened = await openIndexRows(path, stored.shape, axis);
   if (opened === undefined) return undefined;
   // Narrowed once, for the generator below.
@@ -113,9 +121,8 @@ export async function streamGatherElementsByRows(
   const dataWidth = stored.shape.at(-1) as number;
   const dataRow = dataWidth * item;
   const outRow = width * item;
-  // A block's rows: blockBytes of the widest of its data, index and output rows.
-  const indexRow = width * dtypeSize(ids.stored.dtype);
-  const perBlock = Math.max(1, Math.floor(blockBytes / Math.max(dataRow, indexRow, outRow)));
+  const indexRow = ids.rowBytes;
+  const perBlock = rowsPerBlock(blockBytes, dataRow, indexRow, outRow);
   const blockRows = Math.min(perBlock, rows);
   // Two pairs of block buffers: one pair is read into while the other's rows are gathered.
   const buffers = [0, 1].map(() => ({
@@ -168,13 +175,7 @@ export async function streamGatherElementsByRows(
 
 /** A tensor stored little-endian in C order at a known offset, its values as they load. */
 function plainLayout(t: StoredTensor): boolean {
-  return (
-    t.offset !== null &&
-    !(t.fortranOrder && t.shape.length >= 2) &&
-    t.byteOrder !== 'big' &&
-    t.quantized === undefined &&
-    t.storage?.strides === undefined
-  );
+  return rangeReadable(t) && t.byteOrder !== 'big';
 }
 
 /**
@@ -199,7 +200,6 @@ async function openIndexRows(
   if (
     stored === undefined ||
     stored.dtype === undefined ||
-    stored.offset === null ||
     !plainLayout(stored) ||
     stored.shape.length !== rank ||
     rank === 0 ||
@@ -215,18 +215,17 @@ async function openIndexRows(
     await file.close();
     return undefined;
   }
-  const perBlock = Math.max(1, Math.floor(BLOCK_BYTES / (width * dtypeSize(stored.dtype))));
-  return { file, stored: stored as IndexRows['stored'], rows, width, perBlock };
+  const rowBytes = width * dtypeSize(stored.dtype);
+  return { file, stored: stored as IndexRows['stored'], rows, width, rowBytes };
 }
 
 /** Index rows [first, first + n) into `buffer`; undefined where the file ends first. */
 async function readIndexRows(
-  { file, stored, width }: IndexRows,
+  { file, stored, rowBytes }: IndexRows,
   buffer: Uint8Array,
   first: number,
   n: number,
 ): Promise<Uint8Array | undefined> {
-  const rowBytes = width * dtypeSize(stored.dtype);
   const bytes = buffer.subarray(0, n * rowBytes);
   return (await readFully(file, bytes, stored.offset + first * rowBytes)) ? bytes : undefined;
 }

@@ -59,7 +59,7 @@ export const gatherElementsCommand: CommandSpec = {
     let data: Tensor | undefined = text;
     const streamable = text === undefined && file !== undefined && !isStdinRef(dataRef);
     if (streamable && (await outputReplacedWhole(args.output))) {
-      const streamed = await streamedByRows(args, io, file, axis, oob);
+      const streamed = await streamedByRows(dataRef, args, io, file, axis, oob);
       if (streamed.kind === 'stream') return streamed;
       data = streamed.tensor;
     }
@@ -79,13 +79,13 @@ export const gatherElementsCommand: CommandSpec = {
  * rows too, and the output handed on as it is made; else the data, loaded whole.
  */
 async function streamedByRows(
+  dataRef: string,
   args: ParsedArgs,
   io: CliIO,
   file: string,
   axis: number,
   oob: OobMode,
 ): Promise<Extract<CommandResult, { kind: 'stream' }> | { kind: 'loaded'; tensor: Tensor }> {
-  const dataRef = String(args.data);
   const input = await openDataInput(dataRef, io, args.slice);
   if (input.kind === 'file') {
     const streamed = await streamGatherElementsByRows(
