@@ -38,6 +38,7 @@ import { linearBench } from './lib/linear.mjs';
 import { probeNumpy, runNumpy } from './lib/numpy.mjs';
 import { loadOrt, ORT_VERSION, ortSession } from './lib/ort.mjs';
 import { gbps, gc, timeMemcpy, timeRuns, timeRunsAsync } from './lib/timing.mjs';
+import { verdict } from './lib/verdict.mjs';
 import {
   headersProcs,
   ioFloorLine,
@@ -571,10 +572,6 @@ function printWhole(r) {
     return cells;
   });
   printTable(head, body);
-  const verdict = (name, value, limit) =>
-    value === undefined
-      ? `${name}: not measured`
-      : `${name}: ${fmt(value)}x (target <= ${limit}x) ${value <= limit ? 'met' : 'MISSED'}`;
   const checks = [];
   if (r.verdicts) checks.push(...r.verdicts);
   else if (r.id === 'tiny') {

@@ -15,6 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { idsBelow, writeRandomNpy } from './data.mjs';
 import { oneNodeModel } from './onnx-model.mjs';
+import { verdict } from './verdict.mjs';
 import {
   CLI,
   ioFloor,
@@ -196,16 +197,12 @@ export async function largeBench(opts, dir, python) {
 export function largeVerdicts(r, previous, python) {
   const ours = r.rows.find((p) => p.role === 'ours');
   const out = [];
-  const judged = (name, value, limit) =>
-    value === undefined || Number.isNaN(value)
-      ? `${name}: not measured`
-      : `${name}: ${value.toFixed(2)}x (target <= ${limit}x) ${value <= limit ? 'met' : 'MISSED'}`;
   for (const peer of r.rows.filter((p) => p.role === 'numpy' || p.role === 'ort')) {
     const name = r.id === 'elements' ? `${r.id} wall vs ${peer.role}` : `${r.id} wall vs numpy`;
-    out.push(judged(name, peer.verified && ours ? ours.ms / peer.ms : undefined, 1.0));
+    out.push(verdict(name, peer.verified && ours ? ours.ms / peer.ms : undefined, 1.0));
     if (r.id === 'sizes') {
       const rss = ours ? ours.rssMB / peer.rssMB : undefined;
-      out.push(judged(`sizes peak RSS vs numpy`, rss, 0.5));
+      out.push(verdict(`sizes peak RSS vs numpy`, rss, 0.5));
       // Node's own start holds more than half of a small numpy run: the floor, shown beside.
       const start = r.rows.find((p) => p.role === 'start');
       if (rss > 0.5 && start) {
@@ -234,7 +231,7 @@ export function largeVerdicts(r, previous, python) {
         ? `; numpy's ${s(peerBefore)} -> ${s(peer)} (${(peer.userLeastS / peerBefore.userLeastS).toFixed(2)}x)`
         : '';
     out.push(
-      `${judged(name, ours.userLeastS / before.userLeastS, limit)}; user s ${s(before)} -> ${s(ours)}${peerGrowth}`,
+      `${verdict(name, ours.userLeastS / before.userLeastS, limit)}; user s ${s(before)} -> ${s(ours)}${peerGrowth}`,
     );
     const floor = moveFloorLine(previous.n, r.n, python);
     if (floor) out.push(`sizes floor: ${floor}`);
