@@ -9,7 +9,11 @@ import { defineConfig } from 'vitest/config';
 // - slow: packing and installing the packages, headless Chromium, the hostile-input stress run.
 // Cross-package imports resolve to the built dist/ through the workspace links, so every project
 // needs `pnpm build` first (`pnpm test` builds).
-const E2E = ['apps/cli/test/**/*.test.{ts,tsx}', 'test/readme.test.ts'];
+const E2E = [
+  'apps/cli/test/**/*.test.{ts,tsx}',
+  'test/readme.test.ts',
+  'test/bench-checks.test.ts',
+];
 const FRESH = ['apps/cli/src/ui/**/*.test.{ts,tsx}'];
 const SLOW = ['test/packaging.test.ts', 'test/stress.test.ts', 'packages/io/test/browser.test.ts'];
 const ALL = ['{packages,apps}/*/{src,test}/**/*.test.{ts,tsx}', 'test/**/*.test.ts'];
