@@ -107,9 +107,7 @@ export async function streamGatherElementsByRows(
   oob: OobMode,
   blockBytes = BLOCK_BYTES,
 ): Promise<{ stream: TensorStream; close: () => Promise<void> } | undefined> {
-  if (stored.dtype === undefined || stored.offset === null || !plainLayout(stored)) {
-    return undefined;
-  }
+  if (stored.dtype === undefined || !plainLayout(stored)) return undefined;
   const opened = await openIndexRows(path, stored.shape, axis);
   if (opened === undefined) return undefined;
   // Narrowed once, for the generator below.
@@ -121,13 +119,12 @@ export async function streamGatherElementsByRows(
   const dataWidth = stored.shape.at(-1) as number;
   const dataRow = dataWidth * item;
   const outRow = width * item;
-  const indexRow = ids.rowBytes;
-  const perBlock = rowsPerBlock(blockBytes, dataRow, indexRow, outRow);
+  const perBlock = rowsPerBlock(blockBytes, dataRow, ids.rowBytes, outRow);
   const blockRows = Math.min(perBlock, rows);
   // Two pairs of block buffers: one pair is read into while the other's rows are gathered.
   const buffers = [0, 1].map(() => ({
     data: new Uint8Array(blockRows * dataRow),
-    indices: new Uint8Array(blockRows * indexRow),
+    indices: new Uint8Array(blockRows * ids.rowBytes),
   }));
   /** Data and index rows of the block at `first`, read into the buffers of `slot`. */
   async function readBlock(first: number, slot: number): Promise<[Uint8Array, Uint8Array]> {
@@ -174,7 +171,7 @@ export async function streamGatherElementsByRows(
 }
 
 /** A tensor stored little-endian in C order at a known offset, its values as they load. */
-function plainLayout(t: StoredTensor): boolean {
+function plainLayout(t: StoredTensor): t is StoredTensor & { readonly offset: number } {
   return rangeReadable(t) && t.byteOrder !== 'big';
 }
 
