@@ -4,7 +4,8 @@
 //   and 1.6e7 against the numpy one-liner: wall time at most 1.0x numpy's and peak RSS at most
 //   0.5x at each size, and user time linear in N (4x the rows, at most 4.4x the user time). The
 //   gather's strategy (scan, then passes) changes between the first two sizes; each table also
-//   runs the I/O of that strategy alone (bench/io-floor.mjs), its floor.
+//   runs the I/O of that strategy alone (bench/io-floor.mjs), its floor, and prints the spread of
+//   the rounds' own ratios beside the wall verdict.
 // - ooc: 200k random rows of a 1 GiB .npy (float32 [262144, 1024]: 4 KiB rows, 781 MiB out)
 //   against numpy reading it with mmap_mode='r': at most 1.0x, with the file in the page cache.
 // - elements: gather-elements of float32 [4096, 4096] along axis 1 (int64 indices of the same
@@ -15,6 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { idsBelow, writeRandomNpy } from './data.mjs';
 import { oneNodeModel } from './onnx-model.mjs';
+import { median } from './timing.mjs';
 import { verdict } from './verdict.mjs';
 import {
   CLI,
@@ -32,11 +34,15 @@ import {
 /** Bytes of a row of W8's shape: 64 float32. */
 const W8_ROW_BYTES = 256;
 
-/** Rows of W8's table at each size, and the rounds each size runs (numpy's largest takes ~10 s). */
+/**
+ * Rows of W8's table at each size, and the rounds each size runs: more where a round is short and
+ * the wall ratio sits near its bound, so that its median moves less with the machine's state
+ * (numpy's largest takes ~10 s).
+ */
 const SIZES = {
   full: [
-    { rows: 100_000, rounds: 11 },
-    { rows: 1_000_000, rounds: 7 },
+    { rows: 100_000, rounds: 21 },
+    { rows: 1_000_000, rounds: 15 },
     { rows: 4_000_000, rounds: 5 },
     { rows: 16_000_000, rounds: 3 },
   ],
@@ -201,6 +207,7 @@ export function largeVerdicts(r, previous, python) {
     const name = r.id === 'elements' ? `${r.id} wall vs ${peer.role}` : `${r.id} wall vs numpy`;
     out.push(verdict(name, peer.verified && ours ? ours.ms / peer.ms : undefined, 1.0));
     if (r.id === 'sizes') {
+      if (ours) out.push(`sizes noise: ${roundRatiosLine(ours, peer)}`);
       const rss = ours ? ours.rssMB / peer.rssMB : undefined;
       out.push(verdict(`sizes peak RSS vs numpy`, rss, 0.5));
       // Node's own start holds more than half of a small numpy run: the floor, shown beside.
@@ -267,5 +274,20 @@ function moveFloorLine(rowsBefore, rows, python) {
     `a block moved to a random place of a pass's span costs ${ns(unasked)} on ${pages}, as the passes' WebAssembly memory has them:` +
     ` the moves' user time grows ${grows(unasked)}x for ${rows / rowsBefore}x the rows;` +
     ` on 2 MiB pages, which WebAssembly memory cannot ask for, ${ns(huge)}: ${grows(huge)}x (numpy moving, memory touched first, least of 3)`
+  );
+}
+
+/**
+ * The noise beside a wall verdict: ours against the peer round by round (the two ran in the same
+ * round, one right after the other), the least, median and largest of those ratios, and the
+ * spread of the peer's own rounds. A verdict whose bound lies inside that range can move to either
+ * side of it from one run of the table to the next.
+ */
+function roundRatiosLine(ours, peer) {
+  const ratios = ours.all.map((ms, i) => ms / peer.all[i]);
+  const x = (v) => `${v.toFixed(2)}x`;
+  return (
+    `round by round, ours / numpy ranged ${x(Math.min(...ratios))}-${x(Math.max(...ratios))} (median ${x(median(ratios))}, ${ratios.length} rounds);` +
+    ` numpy's own rounds ${Math.min(...peer.all)}-${Math.max(...peer.all)} ms`
   );
 }
