@@ -279,8 +279,8 @@ function moveFloorLine(rowsBefore, rows, python) {
 
 /**
  * The noise beside a wall verdict: ours against the peer round by round (the two ran in the same
- * round, one right after the other), the least, median and largest of those ratios, and the
- * spread of the peer's own rounds. A verdict whose bound lies inside that range can move to either
+ * round, a few processes apart), the least, median and largest of those ratios, and the spread of
+ * the peer's own rounds. A verdict whose bound lies inside that range can move to either
  * side of it from one run of the table to the next.
  */
 function roundRatiosLine(ours, peer) {
